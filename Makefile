@@ -1,0 +1,29 @@
+# Two commands for a newcomer: `make run` and `make test`. Nothing but Python 3.12+ and make.
+PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 python; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: run test lint clean
+
+$(BIN)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Crosstalk needs Python 3.12 or newer on PATH."; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/python manage.py migrate --noinput -v0
+	$(BIN)/python manage.py seed_demo
+	PORT=$(PORT) bin/run-all
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,34 @@
+from django.utils import timezone
+
+from accounts import keys
+from accounts.models import ApiToken, User
+
+
+def do_create_api_token(user: User, *, name: str) -> tuple[ApiToken, str]:
+    """Returns the token row and its secret; the secret is never stored."""
+    secret = keys.new_secret("ctk")
+    token = ApiToken.objects.create(
+        user=user, name=name.strip() or "API token", digest=keys.digest(secret), hint=secret[:8]
+    )
+    return token, secret
+
+
+def do_revoke_api_token(user: User, *, token_id: int) -> bool:
+    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    return deleted > 0
+
+
+def do_set_peers_for_new_chats(user: User, *, enabled: bool) -> None:
+    user.peers_for_new_chats = enabled
+    user.save(update_fields=["peers_for_new_chats"])
+
+
+def user_for_api_token(secret: str) -> User | None:
+    token = ApiToken.objects.select_related("user").filter(digest=keys.digest(secret)).first()
+    if token is None or not token.user.is_active:
+        return None
+    now = timezone.now()
+    # Touch at most once a minute: this runs on every API call.
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user

@@ -1,0 +1,56 @@
+"""Typed input shared by REST, MCP and pages. Types only: the stable codes
+(empty_message, no_chat, …) belong to the check_* functions, never to parsing."""
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+
+from chats.models import Chat
+from chats.refusals import Refusal
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+AgentKind = Literal[tuple(Chat.Agent.values)]
+OriginKind = Literal[tuple(Chat.Origin.values)]
+
+
+class Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ChatCreate(Input):
+    name: Name
+    repository: Short = ""
+    branch: Short = ""
+    agent: AgentKind = "demo"
+    model: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] = ""
+    permission_mode: Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)] = ""
+    peers: bool | None = None
+    origin: OriginKind = "user"
+    folder: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] = ""
+    command: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""
+
+
+class ChatUpdate(Input):
+    name: Name | None = None
+    peers: bool | None = None
+    model: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] | None = None
+    permission_mode: (
+        Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)] | None
+    ) = None
+
+
+class PromptInput(Input):
+    text: str
+    send_queued: bool = True
+
+
+def parse[T: BaseModel](model: type[T], data: object) -> T:
+    if not isinstance(data, dict):
+        raise Refusal("invalid_input", "Send a JSON object.")
+    try:
+        return model.model_validate(data, strict=True)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "body"
+        raise Refusal("invalid_input", f"{field}: {first['msg']}.") from None

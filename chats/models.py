@@ -1,0 +1,133 @@
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+from accounts.keys import new_id
+
+
+def new_chat_id() -> str:
+    return new_id("chat")
+
+
+class Chat(models.Model):
+    class Agent(models.TextChoices):
+        CLAUDE_CODE = "claude-code", "Claude Code"
+        CODEX = "codex", "Codex"
+        GEMINI = "gemini", "Gemini"
+        COMMAND = "command", "Command"
+        DEMO = "demo", "Demo"
+
+    class Origin(models.TextChoices):
+        USER = "user", "You"
+        GITHUB = "github", "GitHub"
+        SLACK = "slack", "Slack"
+        WEBHOOK = "webhook", "Webhook"
+        A2A = "a2a", "A2A"
+        AUTOMATION = "automation", "Automation"
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        IDLE = "idle", "Idle"
+        WAITING = "waiting", "Waiting"
+        STOPPED = "stopped", "Stopped"
+        FAILED = "failed", "Failed"
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_chat_id, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="chats")
+    name = models.CharField(max_length=80)
+    repository = models.CharField(max_length=200, blank=True)
+    branch = models.CharField(max_length=200, blank=True)
+    agent = models.CharField(max_length=20, choices=Agent, default=Agent.DEMO)
+    model = models.CharField(max_length=100, blank=True)
+    permission_mode = models.CharField(max_length=40, blank=True)
+    folder = models.CharField(max_length=500, blank=True)
+    command = models.CharField(max_length=1000, blank=True)
+    origin = models.CharField(max_length=20, choices=Origin, default=Origin.USER)
+    status = models.CharField(max_length=10, choices=Status, default=Status.IDLE)
+    peers = models.BooleanField("Agent-to-agent messaging", default=False)
+    last_ran_at = models.DateTimeField(null=True, blank=True)
+    last_asked = models.TextField(blank=True)
+    last_answered = models.TextField(blank=True)
+    # When the person last wrote to this chat; the "without you" limits count from here.
+    person_wrote_at = models.DateTimeField(null=True, blank=True)
+    agent_key_digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "user", name="chat_name_unique_in_account"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def from_outside(self) -> bool:
+        return self.origin != self.Origin.USER
+
+
+class Turn(models.Model):
+    class Trigger(models.TextChoices):
+        PROMPT = "prompt", "Your prompt"
+        WAKE = "wake", "A peer message woke it"
+        SEND_ON = "send_on", "Queued messages sent on"
+
+    class State(models.TextChoices):
+        REQUESTED = "requested", "Requested"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    chat = models.ForeignKey(Chat, models.CASCADE, related_name="turns")
+    trigger = models.CharField(max_length=10, choices=Trigger)
+    state = models.CharField(max_length=10, choices=State, default=State.REQUESTED)
+    # What the person wrote (empty for turns the runner starts for messages).
+    prompt = models.TextField(blank=True)
+    # Whether held peer messages go along with this turn (the person's choice).
+    send_queued = models.BooleanField(default=True)
+    # The full input the agent got: the prompt plus the framed peer messages.
+    input = models.TextField(blank=True)
+    final_text = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    # The chain this turn's sends belong to, and the hop that brought it here.
+    chain = models.CharField(max_length=32, blank=True)
+    hop = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=100, blank=True)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["requested_at", "id"]
+        indexes = [models.Index(fields=["state", "requested_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.chat_id} turn {self.pk} ({self.state})"
+
+
+class Entry(models.Model):
+    class Kind(models.TextChoices):
+        PROMPT = "prompt", "You"
+        ANSWER = "answer", "Agent"
+        PEER_IN = "peer_in", "Message from a chat"
+        PEER_OUT = "peer_out", "Message to a chat"
+        NOTICE = "notice", "Notice"
+
+    chat = models.ForeignKey(Chat, models.CASCADE, related_name="entries")
+    turn = models.ForeignKey(Turn, models.SET_NULL, null=True, blank=True, related_name="entries")
+    kind = models.CharField(max_length=10, choices=Kind)
+    text = models.TextField()
+    # The peer message a peer_in / peer_out entry shows (peers sits above chats).
+    message_id = models.CharField(max_length=32, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["chat", "created_at"])]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.text[:40]}"

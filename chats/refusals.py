@@ -1,0 +1,41 @@
+"""One refusal type for every layer: a stable code, a sentence the caller can act on."""
+
+STATUS_BY_CODE = {
+    "invalid_input": 400,
+    "empty_message": 400,
+    "message_too_long": 400,
+    "no_such_message": 400,
+    "not_yourself": 400,
+    "name_taken": 400,
+    "outside_origin": 403,
+    "not_reachable": 403,
+    "peers_off": 403,
+    "not_authenticated": 401,
+    "no_chat": 404,
+    "no_message": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "already_delivered": 409,
+    "not_running": 409,
+}
+
+
+class Refusal(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    @property
+    def status(self) -> int:
+        if self.code.startswith("limit_"):
+            return 429
+        return STATUS_BY_CODE.get(self.code, 400)
+
+    def as_json(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+def no_chat() -> Refusal:
+    # Another account's chat must read exactly like one that does not exist.
+    return Refusal("no_chat", "There is no such chat in your account. List the chats to find its id.")

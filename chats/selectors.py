@@ -1,0 +1,22 @@
+from accounts.keys import digest
+from chats.models import Chat, Entry
+from chats.refusals import no_chat
+
+
+def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
+    """The user's chat, or no_chat exactly as for one that does not exist."""
+    chats = Chat.objects.select_for_update() if for_update else Chat.objects
+    chat = chats.filter(pk=str(chat_id), user=user).first() if user.is_authenticated else None
+    if chat is None:
+        raise no_chat()
+    return chat
+
+
+def chat_for_agent_key(secret: str) -> Chat | None:
+    return Chat.objects.select_related("user").filter(agent_key_digest=digest(secret)).first()
+
+
+def get_latest_entries(chat: Chat, *, limit: int = 50) -> list[Entry]:
+    entries = list(chat.entries.order_by("-created_at", "-id")[:limit])
+    entries.reverse()
+    return entries

@@ -1,0 +1,141 @@
+"""Settings read from the environment; a bad value names its variable."""
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in TRUE:
+        return True
+    if value in FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if not items:
+        raise ImproperlyConfigured(f"{name} must list at least one value, comma-separated.")
+    return items
+
+
+def env_float(name: str, default: float, *, minimum: float = 0) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}.") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {raw!r}.")
+    return value
+
+
+def secret_key(var_dir: Path) -> str:
+    """SECRET_KEY from the environment, else one generated once into var/."""
+    raw = os.environ.get("SECRET_KEY")
+    if raw is not None:
+        if len(raw) < 32:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long.")
+        return raw
+    path = var_dir / "secret_key"
+    if not path.exists():
+        var_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def database(var_dir: Path) -> dict:
+    """DATABASES['default'] from DATABASE_URL (sqlite:///ABS/PATH or postgres://…)."""
+    raw = os.environ.get("DATABASE_URL", "").strip()
+    if not raw:
+        var_dir.mkdir(parents=True, exist_ok=True)
+        return sqlite(var_dir / "db.sqlite3")
+    url = urlsplit(raw)
+    if url.scheme == "sqlite":
+        path = unquote(url.path)
+        if not path.startswith("/") or path == "/":
+            raise ImproperlyConfigured(
+                f"DATABASE_URL must be sqlite:///ABSOLUTE/PATH, not {raw!r}."
+            )
+        return sqlite(Path(path))
+    if url.scheme in {"postgres", "postgresql"}:
+        return postgres(url, raw)
+    raise ImproperlyConfigured(
+        f"DATABASE_URL must start with sqlite:/// or postgres://, not {raw!r}."
+    )
+
+
+def sqlite(path: Path) -> dict:
+    # IMMEDIATE makes every transaction take the write lock at BEGIN, so the
+    # limit checks and the insert they guard are serialized; WAL lets readers on.
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+            ),
+        },
+        "TEST": {"NAME": path.with_name(f"test_{path.name}")},
+    }
+
+
+def postgres(url, raw: str) -> dict:
+    name = unquote(url.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured(f"DATABASE_URL must name a database, not {raw!r}.")
+    try:
+        port = url.port
+    except ValueError:
+        raise ImproperlyConfigured(f"DATABASE_URL has a bad port: {raw!r}.") from None
+    query = {key: values[-1] for key, values in parse_qs(url.query).items()}
+    # Under ASGI every thread would keep its own connection: a pool instead.
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(url.username or ""),
+        "PASSWORD": unquote(url.password or ""),
+        "HOST": url.hostname or "",
+        "PORT": str(port or ""),
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {"pool": {"min_size": 2, "max_size": 20, "timeout": 20}, **query},
+    }
+
+
+def channel_layer() -> dict:
+    """In-process layer by default; channels-redis when REDIS_URL is set."""
+    raw = os.environ.get("REDIS_URL", "").strip()
+    if not raw:
+        return {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    if urlsplit(raw).scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis://, not {raw!r}.")
+    # redis-py 8's default 5 s socket timeout drops idle websocket readers.
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [{"address": raw, "socket_timeout": None}],
+            "prefix": os.environ.get("REDIS_PREFIX", "crosstalk"),
+            "capacity": 1000,
+            "expiry": 60,
+        },
+    }

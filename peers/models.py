@@ -1,0 +1,174 @@
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from accounts.keys import new_id
+from chats.models import Chat, Turn
+
+
+def new_message_id() -> str:
+    return new_id("msg")
+
+
+class PeerMessage(models.Model):
+    class SentBy(models.TextChoices):
+        AGENT = "agent", "Agent"
+        PERSON = "person", "You"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        QUEUED = "queued", "Queued"
+        DELIVERED = "delivered", "Delivered"
+        CANCELLED = "cancelled", "Cancelled"
+        NOT_DELIVERED = "not_delivered", "Not delivered"
+
+    class Detail(models.TextChoices):
+        WAKING = "waking", "waking it"
+        BEHIND_TURN = "behind_turn", "behind its current turn"
+        WITH_BACKGROUND_WORK = "with_background_work", "waits with its background work"
+        HELD = "held_until_you_write", "held until you write"
+        BETWEEN_STEPS = "between_steps", "between steps"
+        AS_FINISHED = "as_finished", "as it finished"
+        WAITING_CALL = "waiting_call", "as the answer a waiting call took"
+        TURN_PROMPT = "turn_prompt", "as a turn's prompt"
+        INBOX = "inbox", "read from its inbox"
+        TO_YOU = "to_you", "to you"
+        NEXT_STEP = "next_step", "its next step takes it"
+        REMOVED = "removed", "removed from the queue"
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_message_id, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    from_chat = models.ForeignKey(
+        Chat, models.CASCADE, null=True, blank=True, related_name="messages_sent"
+    )
+    to_chat = models.ForeignKey(
+        Chat, models.CASCADE, null=True, blank=True, related_name="messages_received"
+    )
+    sent_by = models.CharField(max_length=10, choices=SentBy)
+    text = models.TextField()
+    reply_to = models.ForeignKey(
+        "self", models.SET_NULL, null=True, blank=True, related_name="replies"
+    )
+    answer = models.ForeignKey("self", models.SET_NULL, null=True, blank=True, related_name="+")
+    exchange = models.CharField(max_length=32)
+    chain = models.CharField(max_length=32)
+    hop = models.PositiveIntegerField(default=1)
+    # Both chat ids, sorted, so one index serves "between these two, both ways".
+    pair = models.CharField(max_length=70, blank=True)
+    state = models.CharField(max_length=16, choices=State)
+    detail = models.CharField(max_length=200, blank=True)
+    woke = models.BooleanField(default=False)
+    sent_in_turn = models.ForeignKey(
+        Turn, models.SET_NULL, null=True, blank=True, related_name="messages_sent"
+    )
+    delivered_in_turn = models.ForeignKey(
+        Turn, models.SET_NULL, null=True, blank=True, related_name="messages_delivered"
+    )
+    # Set while the sender waits for the answer inside its MessageChat call.
+    waiting_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    state_changed_at = models.DateTimeField()
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["user", "created_at"]),
+            models.Index(fields=["from_chat", "created_at"]),
+            models.Index(fields=["to_chat", "state"]),
+            models.Index(fields=["pair", "created_at"]),
+            models.Index(fields=["chain"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    @property
+    def answered(self) -> bool:
+        return self.answer_id is not None
+
+
+class Limits(models.Model):
+    """One row (pk=1) that admins tune at run time; read on every send."""
+
+    reach_hours = models.PositiveIntegerField(
+        "Chats reachable when they ran within (hours)", default=48,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 365)],
+    )
+    chat_per_hour = models.PositiveIntegerField(
+        "Messages one chat sends an hour", default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(10_000)],
+    )
+    wakes_per_hour = models.PositiveIntegerField(
+        "Idle chats woken an hour, across the account", default=20,
+        validators=[MinValueValidator(1), MaxValueValidator(10_000)],
+    )
+    pair_per_window = models.PositiveIntegerField(
+        "Messages between two chats, both ways, per window", default=12,
+        validators=[MinValueValidator(1), MaxValueValidator(10_000)],
+    )
+    pair_window_minutes = models.PositiveIntegerField(
+        "Pair window (minutes)", default=15,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
+    )
+    pair_without_you = models.PositiveIntegerField(
+        "Messages between two chats without you", default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(10_000)],
+    )
+    chain_without_you = models.PositiveIntegerField(
+        "Messages in one chain without you", default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(10_000)],
+    )
+    list_read_per_hour = models.PositiveIntegerField(
+        "ListChats and ReadChat calls by a chat an hour", default=120,
+        validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+    )
+    max_text = models.PositiveIntegerField(
+        "Longest message (characters)", default=8000,
+        validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+    )
+    max_wait_seconds = models.PositiveIntegerField(
+        "Longest wait (seconds)", default=45,
+        validators=[MinValueValidator(0), MaxValueValidator(600)],
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "limits"
+
+    def __str__(self) -> str:
+        return "Peer messaging limits"
+
+
+class Activity(models.Model):
+    class Action(models.TextChoices):
+        LIST = "list"
+        READ = "read"
+        MESSAGE = "message"
+        DELIVERY = "delivery"
+        CANCEL = "cancel"
+        SWITCH = "switch"
+        CONNECT = "connect"
+        REFUSED = "refused"
+        LIMITS = "limits"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    chat = models.ForeignKey(Chat, models.CASCADE, null=True, blank=True, related_name="+")
+    action = models.CharField(max_length=10, choices=Action)
+    target = models.ForeignKey(Chat, models.CASCADE, null=True, blank=True, related_name="+")
+    message = models.ForeignKey(
+        PeerMessage, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    detail = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "activity"
+        indexes = [
+            models.Index(fields=["user", "created_at"]),
+            models.Index(fields=["chat", "action", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.detail}"

@@ -1,0 +1,85 @@
+"""Three personas (CONVENTIONS.md): the owner, a second chat of the owner, an outsider."""
+
+import json
+
+import pytest
+from django.test import Client
+
+from accounts.actions import do_create_api_token
+from accounts.models import User
+from chats.actions import check_create_chat
+from chats.inputs import ChatCreate
+
+
+def make_chat(user, name: str, **fields):
+    chat, key = check_create_chat(user, spec=ChatCreate(name=name, **fields))
+    chat.agent_key = key
+    return chat
+
+
+@pytest.fixture
+def owner(db):
+    return User.objects.create_user("alice", password="alice-password-1")
+
+
+@pytest.fixture
+def outsider(db):
+    return User.objects.create_user("mallory", password="mallory-password-1")
+
+
+@pytest.fixture
+def chat(owner):
+    """The owner's chat; `chat.agent_key` holds its secret."""
+    return make_chat(owner, "checkout", repository="shop-web", branch="feat/cart", peers=True)
+
+
+@pytest.fixture
+def other_chat(owner):
+    return make_chat(owner, "payments-api", repository="payments", branch="main", peers=True)
+
+
+@pytest.fixture
+def outsider_chat(outsider):
+    return make_chat(outsider, "secret", repository="theirs", branch="main", peers=True)
+
+
+class ApiClient(Client):
+    """A test client that speaks JSON with a bearer secret."""
+
+    def __init__(self, secret: str, **kwargs):
+        super().__init__(HTTP_AUTHORIZATION=f"Bearer {secret}", **kwargs)
+
+    def call(self, method: str, path: str, data=None):
+        body = json.dumps(data) if data is not None else ""
+        return self.generic(method, path, body, content_type="application/json")
+
+
+@pytest.fixture
+def owner_api(owner):
+    _, secret = do_create_api_token(owner, name="tests")
+    return ApiClient(secret)
+
+
+@pytest.fixture
+def outsider_api(outsider):
+    _, secret = do_create_api_token(outsider, name="tests")
+    return ApiClient(secret)
+
+
+@pytest.fixture
+def agent_api(chat):
+    return ApiClient(chat.agent_key)
+
+
+@pytest.fixture
+def owner_client(owner):
+    client = Client()
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def outsider_client(outsider):
+    client = Client()
+    client.force_login(outsider)
+    return client

@@ -92,43 +92,53 @@ class Limits(models.Model):
     """One row (pk=1) that admins tune at run time; read on every send."""
 
     reach_hours = models.PositiveIntegerField(
-        "Chats reachable when they ran within (hours)", default=48,
+        "Chats reachable when they ran within (hours)",
+        default=48,
         validators=[MinValueValidator(1), MaxValueValidator(24 * 365)],
     )
     chat_per_hour = models.PositiveIntegerField(
-        "Messages one chat sends an hour", default=30,
+        "Messages one chat sends an hour",
+        default=30,
         validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
     wakes_per_hour = models.PositiveIntegerField(
-        "Idle chats woken an hour, across the account", default=20,
+        "Idle chats woken an hour, across the account",
+        default=20,
         validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
     pair_per_window = models.PositiveIntegerField(
-        "Messages between two chats, both ways, per window", default=12,
+        "Messages between two chats, both ways, per window",
+        default=12,
         validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
     pair_window_minutes = models.PositiveIntegerField(
-        "Pair window (minutes)", default=15,
+        "Pair window (minutes)",
+        default=15,
         validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
     )
     pair_without_you = models.PositiveIntegerField(
-        "Messages between two chats without you", default=10,
+        "Messages between two chats without you",
+        default=10,
         validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
     chain_without_you = models.PositiveIntegerField(
-        "Messages in one chain without you", default=30,
+        "Messages in one chain without you",
+        default=30,
         validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
     list_read_per_hour = models.PositiveIntegerField(
-        "ListChats and ReadChat calls by a chat an hour", default=120,
+        "ListChats and ReadChat calls by a chat an hour",
+        default=120,
         validators=[MinValueValidator(1), MaxValueValidator(100_000)],
     )
     max_text = models.PositiveIntegerField(
-        "Longest message (characters)", default=8000,
+        "Longest message (characters)",
+        default=8000,
         validators=[MinValueValidator(1), MaxValueValidator(100_000)],
     )
     max_wait_seconds = models.PositiveIntegerField(
-        "Longest wait (seconds)", default=45,
+        "Longest wait (seconds)",
+        default=45,
         validators=[MinValueValidator(0), MaxValueValidator(600)],
     )
     updated_at = models.DateTimeField(auto_now=True)

@@ -1,0 +1,108 @@
+"""Permissioned reads for peers: who can be reached, how fast, what waits where."""
+
+from datetime import timedelta
+from statistics import median
+
+from django.db.models import Q
+from django.utils import timezone
+
+from chats.models import Chat
+from peers.limits import current_limits
+from peers.models import PeerMessage
+
+State = PeerMessage.State
+Detail = PeerMessage.Detail
+Status = Chat.Status
+
+# Agents whose running turn takes a message after its current step (hooks, or the demo's steps).
+TAKES_BETWEEN_STEPS = {Chat.Agent.CLAUDE_CODE, Chat.Agent.DEMO}
+
+
+def find_chat_by_name(user, name: str) -> Chat | None:
+    return Chat.objects.filter(user=user, name__iexact=name.strip()).first()
+
+
+def reach_since(limits=None):
+    limits = limits or current_limits()
+    return timezone.now() - timedelta(hours=limits.reach_hours)
+
+
+def is_reachable(chat: Chat, *, since) -> bool:
+    return chat.peers and chat.last_ran_at is not None and chat.last_ran_at >= since
+
+
+def reachable_chats(chat: Chat) -> list[Chat]:
+    """Other chats of the account this chat could message now."""
+    return list(
+        Chat.objects.filter(user_id=chat.user_id, peers=True, last_ran_at__gte=reach_since())
+        .exclude(pk=chat.pk)
+        .order_by("-last_ran_at")
+    )
+
+
+def path_for(chat: Chat) -> tuple[str, str, str]:
+    """(path, detail the message would get, words) for a message sent to `chat` now."""
+    if chat.status == Status.RUNNING and chat.agent in TAKES_BETWEEN_STEPS:
+        return "between_steps", Detail.BETWEEN_STEPS, "after its current step"
+    if chat.status == Status.RUNNING:
+        return "turn_prompt", Detail.TURN_PROMPT, "when its current turn ends"
+    if chat.status == Status.IDLE:
+        return "turn_prompt", Detail.TURN_PROMPT, "wakes it now"
+    if chat.status == Status.WAITING:
+        return "turn_prompt", Detail.TURN_PROMPT, "when its background work ends"
+    return "held", "", "held until you write to it"
+
+
+def median_delivery_seconds(user_id: int, detail: str) -> float | None:
+    if not detail:
+        return None
+    recent = (
+        PeerMessage.objects.filter(user_id=user_id, state=State.DELIVERED, detail=detail)
+        .order_by("-delivered_at")
+        .values_list("created_at", "delivered_at")[:200]
+    )
+    seconds = [(delivered - created).total_seconds() for created, delivered in recent]
+    return round(median(seconds), 3) if seconds else None
+
+
+def how_fast(chats: list[Chat]) -> dict[str, dict]:
+    medians: dict[str, float | None] = {}
+    answers = {}
+    for chat in chats:
+        path, detail, words = path_for(chat)
+        if detail not in medians:
+            medians[detail] = median_delivery_seconds(chat.user_id, detail)
+        answers[chat.pk] = {"path": path, "words": words, "median_seconds": medians[detail]}
+    return answers
+
+
+def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
+    """Messages to this chat that no agent has taken yet (a waiting call's answer excluded)."""
+    query = Q(state=State.PENDING) | Q(state=State.QUEUED)
+    if not include_held:
+        query &= ~Q(detail=Detail.HELD)
+    return (
+        PeerMessage.objects.filter(query, to_chat=chat)
+        .exclude(detail=Detail.WAITING_CALL)
+        .select_related("from_chat", "reply_to")
+        .order_by("created_at", "id")
+    )
+
+
+def inbox(chat: Chat) -> list[PeerMessage]:
+    return list(waiting_for_delivery(chat))
+
+
+def messages_of_chat(user, chat: Chat):
+    """A chat's peer messages, both ways, newest first."""
+    return PeerMessage.objects.filter(
+        Q(from_chat=chat) | Q(to_chat=chat), user=user
+    ).select_related("from_chat", "to_chat")
+
+
+def access_message(user, message_id: str) -> PeerMessage | None:
+    return (
+        PeerMessage.objects.select_related("from_chat", "to_chat")
+        .filter(pk=str(message_id), user=user)
+        .first()
+    )

@@ -13,7 +13,9 @@ class ApiToken(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100)
     digest = models.CharField(max_length=64, unique=True)
-    hint = models.CharField(max_length=12, help_text="The secret's first characters, to tell tokens apart.")
+    hint = models.CharField(
+        max_length=12, help_text="The secret's first characters, to tell tokens apart."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 

@@ -70,7 +70,7 @@ def database(var_dir: Path) -> dict:
     url = urlsplit(raw)
     if url.scheme == "sqlite":
         path = unquote(url.path)
-        if not path.startswith("/") or path == "/":
+        if url.netloc or not path.startswith("/") or path == "/":
             raise ImproperlyConfigured(
                 f"DATABASE_URL must be sqlite:///ABSOLUTE/PATH, not {raw!r}."
             )

@@ -5,4 +5,5 @@ from django.views.generic import RedirectView
 urlpatterns = [
     path("", RedirectView.as_view(url="/chats/", permanent=False)),
     path("django-admin/", admin.site.urls),
+    path("", include("accounts.urls")),
 ]

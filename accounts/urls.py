@@ -1,0 +1,20 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from accounts import views
+
+urlpatterns = [
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(
+            template_name="accounts/login.html", redirect_authenticated_user=True
+        ),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/signup/", views.SignupView.as_view(), name="signup"),
+    path("settings/", views.settings_page, name="settings"),
+    path("settings/peers/", views.set_peers_default, name="settings-peers"),
+    path("settings/tokens/", views.create_token, name="api-token-create"),
+    path("settings/tokens/<int:token_id>/revoke/", views.revoke_token, name="api-token-revoke"),
+]

@@ -1,0 +1,86 @@
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+from django.views.generic import FormView
+
+from accounts.actions import do_create_api_token, do_revoke_api_token, do_set_peers_for_new_chats
+from accounts.forms import ApiTokenCreateForm, PeersDefaultForm, SignupForm
+
+SETTINGS_TEMPLATE = "accounts/settings.html"
+
+
+class SignupView(FormView):
+    template_name = "accounts/signup.html"
+    form_class = SignupForm
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.user.is_authenticated:
+            return redirect(settings.LOGIN_REDIRECT_URL)
+        return super().dispatch(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        login(self.request, form.save())
+        return redirect(settings.LOGIN_REDIRECT_URL)
+
+
+def render_settings(request, partial: str = "", **context) -> HttpResponse:
+    """The whole settings page, or one of its cards when htmx asked."""
+    context.setdefault(
+        "peers_form",
+        PeersDefaultForm(initial={"peers_for_new_chats": request.user.peers_for_new_chats}),
+    )
+    context.setdefault("token_form", ApiTokenCreateForm())
+    context["tokens"] = request.user.api_tokens.all()
+    template = f"{SETTINGS_TEMPLATE}#{partial}" if partial and request.htmx else SETTINGS_TEMPLATE
+    return render(request, template, context)
+
+
+@login_required
+def settings_page(request) -> HttpResponse:
+    return render_settings(request)
+
+
+@require_POST
+@login_required
+def set_peers_default(request) -> HttpResponse:
+    form = PeersDefaultForm(request.POST)
+    form.is_valid()  # a checkbox is always valid: absent means off
+    enabled = form.cleaned_data["peers_for_new_chats"]
+    do_set_peers_for_new_chats(request.user, enabled=enabled)
+    if request.htmx:
+        return render_settings(request, "peers-card", peers_form=form, peers_saved=True)
+    messages.success(
+        request,
+        "Saved: agent-to-agent messaging is " + ("on" if enabled else "off") + " for new chats.",
+    )
+    return redirect("settings")
+
+
+# The secret is rendered into this one response and never stored, so no
+# redirect-after-post here, and no cache may keep the page either.
+@never_cache
+@require_POST
+@login_required
+def create_token(request) -> HttpResponse:
+    form = ApiTokenCreateForm(request.POST)
+    if not form.is_valid():
+        return render_settings(request, "tokens-card", token_form=form)
+    token, secret = do_create_api_token(request.user, name=form.cleaned_data["name"])
+    return render_settings(request, "tokens-card", new_token=token, new_secret=secret)
+
+
+@require_POST
+@login_required
+def revoke_token(request, token_id: int) -> HttpResponse:
+    # Another account's token id reads like a missing one.
+    if not do_revoke_api_token(request.user, token_id=token_id):
+        raise Http404("No such API token.")
+    if request.htmx:
+        return render_settings(request, "tokens-card", token_revoked=True)
+    messages.success(request, "API token revoked.")
+    return redirect("settings")

@@ -1,0 +1,138 @@
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from crosstalk import env
+
+
+def refused(name: str):
+    """Expect ImproperlyConfigured naming the variable `name`."""
+    return pytest.raises(ImproperlyConfigured, match=name)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "mysql://user@host/db",
+        "sqlite:relative/path.sqlite3",
+        "sqlite://relative/path.sqlite3",
+        "sqlite:///",
+        "postgres://postgres@127.0.0.1:5432",
+        "postgres://postgres@127.0.0.1:5432/",
+        "postgres://postgres@127.0.0.1:notaport/db",
+    ],
+)
+def test_it_refuses_a_bad_database_url(monkeypatch, tmp_path, url):
+    monkeypatch.setenv("DATABASE_URL", url)
+    with refused("DATABASE_URL"):
+        env.database(tmp_path)
+
+
+def test_it_defaults_to_sqlite_under_var(monkeypatch, tmp_path):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    config = env.database(tmp_path / "var")
+    assert config["ENGINE"] == "django.db.backends.sqlite3"
+    assert config["NAME"] == tmp_path / "var" / "db.sqlite3"
+    assert (tmp_path / "var").is_dir()
+
+
+def test_it_reads_an_absolute_sqlite_path(monkeypatch, tmp_path):
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///srv/data/crosstalk.sqlite3")
+    config = env.database(tmp_path)
+    assert config["NAME"] == Path("/srv/data/crosstalk.sqlite3")
+    assert config["TEST"]["NAME"] == Path("/srv/data/test_crosstalk.sqlite3")
+
+
+@pytest.mark.parametrize("scheme", ["postgres", "postgresql"])
+def test_it_reads_a_postgres_url(monkeypatch, tmp_path, scheme):
+    monkeypatch.setenv(
+        "DATABASE_URL", f"{scheme}://me:p%40ss@db.internal:6543/crosstalk?sslmode=require"
+    )
+    config = env.database(tmp_path)
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["NAME"], config["USER"], config["PASSWORD"]) == ("crosstalk", "me", "p@ss")
+    assert (config["HOST"], config["PORT"]) == ("db.internal", "6543")
+    assert config["OPTIONS"]["sslmode"] == "require"
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:6379/0", "127.0.0.1:6379", "memcached://x"])
+def test_it_refuses_a_bad_redis_url(monkeypatch, url):
+    monkeypatch.setenv("REDIS_URL", url)
+    with refused("REDIS_URL"):
+        env.channel_layer()
+
+
+def test_it_uses_the_in_memory_layer_without_redis(monkeypatch):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    assert env.channel_layer()["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+
+
+def test_it_reads_a_redis_url(monkeypatch):
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/2")
+    config = env.channel_layer()
+    assert config["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert config["CONFIG"]["hosts"][0]["address"] == "redis://127.0.0.1:6379/2"
+
+
+def test_it_refuses_a_debug_that_is_not_a_boolean(monkeypatch):
+    monkeypatch.setenv("DEBUG", "maybe")
+    with refused("DEBUG"):
+        env.env_bool("DEBUG", True)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False)]
+)
+def test_it_reads_booleans(monkeypatch, raw, expected):
+    monkeypatch.setenv("DEBUG", raw)
+    assert env.env_bool("DEBUG", not expected) is expected
+
+
+def test_it_falls_back_to_defaults_when_unset(monkeypatch):
+    for name in ("DEBUG", "ALLOWED_HOSTS", "DEMO_STEP_SECONDS"):
+        monkeypatch.delenv(name, raising=False)
+    assert env.env_bool("DEBUG", True) is True
+    assert env.env_list("ALLOWED_HOSTS", ["localhost"]) == ["localhost"]
+    assert env.env_float("DEMO_STEP_SECONDS", 1.0) == 1.0
+
+
+def test_it_reads_and_refuses_lists(monkeypatch):
+    monkeypatch.setenv("ALLOWED_HOSTS", " example.com, ,api.example.com ")
+    assert env.env_list("ALLOWED_HOSTS", []) == ["example.com", "api.example.com"]
+    monkeypatch.setenv("ALLOWED_HOSTS", " , ")
+    with refused("ALLOWED_HOSTS"):
+        env.env_list("ALLOWED_HOSTS", [])
+
+
+@pytest.mark.parametrize("raw", ["abc", "-1", "-0.1", ""])
+def test_it_refuses_a_bad_step(monkeypatch, raw):
+    monkeypatch.setenv("DEMO_STEP_SECONDS", raw)
+    with refused("DEMO_STEP_SECONDS"):
+        env.env_float("DEMO_STEP_SECONDS", 1.0)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("0.3", 0.3), ("2", 2.0), ("0", 0.0)])
+def test_it_reads_a_fractional_step(monkeypatch, raw, expected):
+    monkeypatch.setenv("DEMO_STEP_SECONDS", raw)
+    assert env.env_float("DEMO_STEP_SECONDS", 1.0) == expected
+
+
+def test_it_refuses_a_short_secret_key(monkeypatch, tmp_path):
+    monkeypatch.setenv("SECRET_KEY", "x" * 31)
+    with refused("SECRET_KEY"):
+        env.secret_key(tmp_path)
+
+
+def test_it_takes_a_long_secret_key_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("SECRET_KEY", "k" * 32)
+    assert env.secret_key(tmp_path) == "k" * 32
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_it_generates_a_secret_key_once(monkeypatch, tmp_path):
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    first = env.secret_key(tmp_path / "var")
+    assert len(first) >= 50
+    assert env.secret_key(tmp_path / "var") == first
+    assert (tmp_path / "var" / "secret_key").stat().st_mode & 0o077 == 0

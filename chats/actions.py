@@ -81,7 +81,10 @@ def do_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
         chat.person_wrote_at = now
         chat.save(update_fields=["last_asked", "person_wrote_at", "updated_at"])
         turn = Turn.objects.create(
-            chat=chat, trigger=Turn.Trigger.PROMPT, prompt=text, send_queued=send_queued,
+            chat=chat,
+            trigger=Turn.Trigger.PROMPT,
+            prompt=text,
+            send_queued=send_queued,
             chain=keys.new_id("chain"),
         )
         events.publish(chat.user_id, "entry", chat=chat.pk)
@@ -118,7 +121,7 @@ def claim_next_turn(worker: str) -> Turn | None:
         )
         if turn is None:
             return None
-        chat = Chat.objects.select_for_update().get(pk=turn.chat_id)
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=turn.chat_id)
         if chat.turns.filter(state=Turn.State.RUNNING).exists():
             return None
         return do_start_turn(turn, chat, worker=worker)
@@ -147,11 +150,10 @@ def turn_is_running(turn_id: int) -> bool:
     return Turn.objects.filter(pk=turn_id, state=Turn.State.RUNNING).exists()
 
 
-def do_add_entry(chat: Chat, *, kind: str, text: str, turn: Turn | None = None,
-                 message_id: str = "") -> Entry:
-    entry = Entry.objects.create(
-        chat=chat, turn=turn, kind=kind, text=text, message_id=message_id
-    )
+def do_add_entry(
+    chat: Chat, *, kind: str, text: str, turn: Turn | None = None, message_id: str = ""
+) -> Entry:
+    entry = Entry.objects.create(chat=chat, turn=turn, kind=kind, text=text, message_id=message_id)
     events.publish(chat.user_id, "entry", chat=chat.pk)
     return entry
 
@@ -159,7 +161,7 @@ def do_add_entry(chat: Chat, *, kind: str, text: str, turn: Turn | None = None,
 def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> bool:
     """End a turn that ran to its end; False when the person stopped it meanwhile."""
     with transaction.atomic():
-        chat = Chat.objects.select_for_update().get(pk=turn.chat_id)
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=turn.chat_id)
         ended = end_turn(turn, Turn.State.DONE, final_text=final_text)
         if not ended:
             return False
@@ -175,11 +177,12 @@ def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> 
 
 def do_fail_turn(turn: Turn, *, error: str) -> bool:
     with transaction.atomic():
-        chat = Chat.objects.select_for_update().get(pk=turn.chat_id)
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=turn.chat_id)
         if not end_turn(turn, Turn.State.FAILED, error=error):
             return False
-        Entry.objects.create(chat=chat, turn=turn, kind=Entry.Kind.NOTICE,
-                             text=f"The turn failed: {error}")
+        Entry.objects.create(
+            chat=chat, turn=turn, kind=Entry.Kind.NOTICE, text=f"The turn failed: {error}"
+        )
         chat.status = Status.FAILED
         chat.save(update_fields=["status", "updated_at"])
         events.publish(chat.user_id, "entry", chat=chat.pk)
@@ -213,7 +216,7 @@ def do_stop_chat(chat: Chat) -> Chat:
     """The person stops the chat: its running turn ends, nothing restarts it but them."""
     now = timezone.now()
     with transaction.atomic():
-        chat = Chat.objects.select_for_update().get(pk=chat.pk)
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
         chat.turns.filter(state__in=[Turn.State.RUNNING, Turn.State.REQUESTED]).update(
             state=Turn.State.CANCELLED, ended_at=now, error="Stopped by you."
         )
@@ -232,3 +235,13 @@ def do_recover_interrupted_turns() -> int:
             do_fail_turn(turn, error="Crosstalk restarted while this turn ran.")
         Chat.objects.filter(status=Status.WAITING).update(status=Status.IDLE)
     return len(stuck)
+
+
+def do_delete_chats(user) -> int:
+    """Remove every chat of the account, with its turns, entries and messages (seed_demo)."""
+    with transaction.atomic():
+        chat_ids = list(Chat.objects.filter(user=user).values_list("pk", flat=True))
+        Chat.objects.filter(pk__in=chat_ids).delete()
+        for chat_id in chat_ids:
+            events.publish(user.pk, "chat", chat=chat_id)
+    return len(chat_ids)

@@ -49,6 +49,7 @@ class ApiView(View):
     (status, body) or a body; `caller_kind` says whose secret the route takes."""
 
     caller_kind = "person"  # or "agent"
+    http_method_names = ["get", "post", "patch", "put", "delete"]
 
     def dispatch(self, request, *args, **kwargs):
         try:

@@ -38,4 +38,6 @@ class Refusal(Exception):
 
 def no_chat() -> Refusal:
     # Another account's chat must read exactly like one that does not exist.
-    return Refusal("no_chat", "There is no such chat in your account. List the chats to find its id.")
+    return Refusal(
+        "no_chat", "There is no such chat in your account. List the chats to find its id."
+    )

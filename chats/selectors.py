@@ -5,7 +5,7 @@ from chats.refusals import no_chat
 
 def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
     """The user's chat, or no_chat exactly as for one that does not exist."""
-    chats = Chat.objects.select_for_update() if for_update else Chat.objects
+    chats = Chat.objects.select_for_update(no_key=True) if for_update else Chat.objects
     chat = chats.filter(pk=str(chat_id), user=user).first() if user.is_authenticated else None
     if chat is None:
         raise no_chat()

@@ -96,7 +96,8 @@ def sqlite(path: Path) -> dict:
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
             ),
         },
-        "TEST": {"NAME": path.with_name(f"test_{path.name}")},
+        # Per process, so two test runs on one machine never share a database.
+        "TEST": {"NAME": path.with_name(f"test_{os.getpid()}_{path.name}")},
     }
 
 
@@ -119,6 +120,7 @@ def postgres(url, raw: str) -> dict:
         "PORT": str(port or ""),
         "CONN_MAX_AGE": 0,
         "OPTIONS": {"pool": {"min_size": 2, "max_size": 20, "timeout": 20}, **query},
+        "TEST": {"NAME": f"test_{name}_{os.getpid()}"},
     }
 
 

@@ -44,7 +44,8 @@ def lock_account(user_id: int) -> None:
     # One account's sends, wakes and list/read calls are counted under one row
     # lock, so N racing senders can never push a counter past its limit.
     # (SQLite: every transaction is IMMEDIATE, which serializes writers already.)
-    User.objects.select_for_update().filter(pk=user_id).values_list("pk").first()
+    # NO KEY UPDATE: inserts referencing the row (KEY SHARE) must not deadlock with it.
+    User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()
 
 
 def record(
@@ -104,7 +105,9 @@ def check_send_as_person(
     if from_chat is not None:
         sender = Chat.objects.filter(pk=str(from_chat), user=user).first()
         if sender is None:
-            raise no_chat()
+            refusal = no_chat()
+            record_refusal(Outgoing(user, None, SentBy.PERSON), to, refusal)
+            raise refusal
     return send(Outgoing(user, sender, SentBy.PERSON), to=to, text=text, reply_to=reply_to)
 
 
@@ -114,7 +117,7 @@ def send(
     try:
         with transaction.atomic():
             lock_account(out.user.pk)
-            recipient = Chat.objects.select_for_update().filter(pk=str(to), user=out.user).first()
+            recipient = Chat.objects.select_for_update(no_key=True).filter(pk=str(to), user=out.user).first()
             return check_and_send(
                 out, recipient, text=text, reply_to=reply_to, wait_seconds=wait_seconds
             )
@@ -459,7 +462,7 @@ def publish_message(message: PeerMessage) -> None:
 def check_cancel_message(user: User, *, message_id: str) -> PeerMessage:
     with transaction.atomic():
         message = (
-            PeerMessage.objects.select_for_update().filter(pk=str(message_id), user=user).first()
+            PeerMessage.objects.select_for_update(no_key=True).filter(pk=str(message_id), user=user).first()
         )
         if message is None:
             raise Refusal("no_message", "There is no such message in your account.")
@@ -494,14 +497,11 @@ def do_cancel_message(message: PeerMessage) -> None:
 
 def check_connect_chats(user: User, *, chat_ids: list[str], brief: str) -> list[PeerMessage]:
     """Both switched on; each gets one message from the person naming the other."""
-    if len(chat_ids) != 2 or chat_ids[0] == chat_ids[1]:
-        raise Refusal("invalid_input", "chats: name exactly two different chats.")
-    chats = {chat.pk: chat for chat in Chat.objects.filter(user=user, pk__in=chat_ids)}
-    if len(chats) != 2:
-        raise no_chat()
-    limits = current_limits()
-    check_text(brief, limits)
-    first, second = chats[chat_ids[0]], chats[chat_ids[1]]
+    try:
+        first, second = connectable_chats(user, chat_ids, brief)
+    except Refusal as refusal:
+        record_refusal(Outgoing(user, None, SentBy.PERSON), None, refusal)
+        raise
     with transaction.atomic():
         for chat in (first, second):
             if not chat.peers:
@@ -511,6 +511,16 @@ def check_connect_chats(user: User, *, chat_ids: list[str], brief: str) -> list[
         send(Outgoing(user, None, SentBy.PERSON), to=chat.pk, text=connect_text(other, brief))
         for chat, other in ((first, second), (second, first))
     ]
+
+
+def connectable_chats(user: User, chat_ids: list[str], brief: str) -> tuple[Chat, Chat]:
+    if len(chat_ids) != 2 or chat_ids[0] == chat_ids[1]:
+        raise Refusal("invalid_input", "chats: name exactly two different chats.")
+    chats = {chat.pk: chat for chat in Chat.objects.filter(user=user, pk__in=chat_ids)}
+    if len(chats) != 2:
+        raise no_chat()
+    check_text(brief, current_limits())
+    return chats[chat_ids[0]], chats[chat_ids[1]]
 
 
 def connect_text(other: Chat, brief: str) -> str:

@@ -33,7 +33,6 @@ def mark_delivered(messages: list[PeerMessage], *, detail: str, turn: Turn | Non
         delivered_in_turn=turn,
         delivered_at=now,
         state_changed_at=now,
-        waiting_until=None,
     )
     Activity.objects.bulk_create(
         Activity(
@@ -55,7 +54,7 @@ def mark_delivered(messages: list[PeerMessage], *, detail: str, turn: Turn | Non
 
 def take(chat: Chat, query, *, detail: str, turn: Turn | None) -> list[PeerMessage]:
     with transaction.atomic():
-        locked = PeerMessage.objects.select_for_update().filter(pk__in=query.values("pk"))
+        locked = PeerMessage.objects.select_for_update(no_key=True).filter(pk__in=query.values("pk"))
         ids = list(locked.values_list("pk", flat=True))
         messages = list(query.filter(pk__in=ids))
         mark_delivered(messages, detail=detail, turn=turn)
@@ -141,7 +140,7 @@ def answer_the_person(out, message: PeerMessage, *, text: str, turn: Turn) -> Pe
 def send_on_queue(chat: Chat) -> Turn | None:
     """After a turn or background work ends: what arrived meanwhile starts the next turn."""
     with transaction.atomic():
-        chat = Chat.objects.select_for_update().get(pk=chat.pk)
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
         leftover = waiting_for_delivery(chat)
         if chat.status == Status.WAITING:
             requeue(leftover.filter(state=State.PENDING), Detail.WITH_BACKGROUND_WORK)
@@ -177,7 +176,7 @@ def hold_for_stopped(chat: Chat) -> None:
 def fail_delivery(turn: Turn, reason: str) -> None:
     """The chat's agent could not start: the messages of its turn never reached it."""
     with transaction.atomic():
-        messages = list(turn.messages_delivered.select_for_update())
+        messages = list(turn.messages_delivered.select_for_update(no_key=True))
         now = timezone.now()
         PeerMessage.objects.filter(pk__in=[m.pk for m in messages]).update(
             state=State.NOT_DELIVERED,
@@ -195,7 +194,7 @@ def take_awaited_answer(message: PeerMessage) -> PeerMessage | None:
     """A waiting MessageChat call takes its answer (path waiting_call)."""
     with transaction.atomic():
         answer = (
-            PeerMessage.objects.select_for_update()
+            PeerMessage.objects.select_for_update(no_key=True)
             .filter(reply_to=message, state=State.PENDING, detail=Detail.WAITING_CALL)
             .first()
         )

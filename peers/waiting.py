@@ -7,6 +7,7 @@ import time
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from django.db import connection
 
 from chats import events
 from chats.models import Chat
@@ -26,7 +27,7 @@ async def send_and_wait(
     # Listen before sending, so an answer that comes at once is not missed.
     await layer.group_add(group, channel)
     try:
-        message = await sync_to_async(actions.check_send_message)(
+        message = await sync_to_async(send_then_release)(
             sender, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds
         )
         if message.waiting_until is None:
@@ -36,6 +37,21 @@ async def send_and_wait(
         await layer.group_discard(group, channel)
     message = await PeerMessage.objects.select_related("answer").aget(pk=message.pk)
     return message, answer
+
+
+def send_then_release(sender: Chat, **fields) -> PeerMessage:
+    message = actions.check_send_message(sender, **fields)
+    if message.waiting_until is not None:
+        release_connection()
+    return message
+
+
+def release_connection() -> None:
+    """Give this thread's database connection back (to the pool) before a long wait.
+
+    Not inside an atomic block: that is a test's transaction, which must stay open."""
+    if not connection.in_atomic_block:
+        connection.close()
 
 
 async def wait_for_answer(layer, channel: str, message: PeerMessage) -> PeerMessage | None:

@@ -1,0 +1,177 @@
+"""The chat pages: thin views over chats.actions and chats.selectors.
+
+Live parts of a page are partials of the page's own template; they refetch on
+the hints chats.consumers forwards. Actions answer htmx with HX-Trigger
+events, so every live part refreshes the same way whether the hint came over
+the socket or with the response."""
+
+from django import forms
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views import View
+from django_htmx.http import trigger_client_event
+
+from chats.actions import check_create_chat, check_prompt, do_set_peers, do_stop_chat
+from chats.inputs import ChatCreate, parse
+from chats.models import Chat
+from chats.refusals import Refusal
+from chats.selectors import access_chat, get_latest_entries
+
+STOPPABLE = {Chat.Status.RUNNING, Chat.Status.IDLE, Chat.Status.WAITING}
+ENTRIES_SHOWN = 200
+
+
+class NewChatForm(forms.Form):
+    """Collects the fields; chats.inputs.ChatCreate and check_create_chat judge them."""
+
+    name = forms.CharField()
+    repository = forms.CharField(required=False)
+    branch = forms.CharField(required=False)
+    agent = forms.ChoiceField(choices=Chat.Agent.choices, initial=Chat.Agent.DEMO)
+    model = forms.CharField(required=False)
+    permission_mode = forms.CharField(required=False, label="Permission mode")
+    folder = forms.CharField(required=False, label="Working folder")
+    command = forms.CharField(required=False, label="Command (for the Command agent)")
+    peers = forms.BooleanField(required=False, label="Agent-to-agent messaging")
+
+
+class PromptForm(forms.Form):
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 3}))
+    send_queued = forms.BooleanField(
+        required=False, initial=True, label="Send queued messages with this prompt"
+    )
+
+
+def add_refusal(form: forms.Form, refusal: Refusal) -> None:
+    """Show a refusal on the field it names ("field: sentence"), else above the form."""
+    field, separator, sentence = refusal.message.partition(": ")
+    if refusal.code == "name_taken" and "name" in form.fields:
+        form.add_error("name", refusal.message)
+    elif separator and field in form.fields:
+        form.add_error(field, sentence)
+    else:
+        form.add_error(None, refusal.message)
+
+
+def chat_or_404(request: HttpRequest, chat_id: str) -> Chat:
+    try:
+        return access_chat(request.user, chat_id)
+    except Refusal:
+        # Another account's chat reads exactly like a missing one.
+        raise Http404("No such chat.") from None
+
+
+def account_chats(user) -> list[Chat]:
+    return list(Chat.objects.filter(user=user).order_by("name"))
+
+
+class ChatListView(LoginRequiredMixin, View):
+    template_name = "chats/list.html"
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        form = NewChatForm(initial={"peers": request.user.peers_for_new_chats})
+        return self.show(request, form)
+
+    def post(self, request: HttpRequest) -> HttpResponse:
+        form = NewChatForm(request.POST)
+        if form.is_valid():
+            try:
+                spec = parse(ChatCreate, form.cleaned_data)
+                chat, _agent_key = check_create_chat(request.user, spec=spec)
+            except Refusal as refusal:
+                add_refusal(form, refusal)
+            else:
+                return redirect("chat-page", chat_id=chat.pk)
+        return self.show(request, form)
+
+    def show(self, request: HttpRequest, form: NewChatForm) -> HttpResponse:
+        context = {"chats": account_chats(request.user), "form": form}
+        return render(request, self.template_name, context)
+
+
+class ChatRowsView(LoginRequiredMixin, View):
+    def get(self, request: HttpRequest) -> HttpResponse:
+        context = {"chats": account_chats(request.user)}
+        return render(request, "chats/list.html#rows", context)
+
+
+class ChatView(LoginRequiredMixin, View):
+    """One chat's page or one of its partials; subclasses (peers) extend get_context."""
+
+    template_name = ""
+
+    def get(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        return render(request, self.template_name, self.get_context(request, chat))
+
+    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
+        return {"chat": chat, "can_stop": chat.status in STOPPABLE}
+
+
+class HeaderView(ChatView):
+    template_name = "chats/chat.html#header"
+
+
+class ConversationView(ChatView):
+    template_name = "chats/chat.html#conversation"
+
+    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
+        entries = get_latest_entries(chat, limit=ENTRIES_SHOWN)
+        return {**super().get_context(request, chat), "entries": entries}
+
+
+class ChatPageView(ConversationView):
+    """The chat page; POST is the composer (a prompt to the chat)."""
+
+    template_name = "chats/chat.html"
+
+    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
+        return {"prompt_form": PromptForm(), **super().get_context(request, chat)}
+
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        form = PromptForm(request.POST)
+        form.is_valid()  # every field is optional: check_prompt judges the text
+        text, send_queued = form.cleaned_data["text"], form.cleaned_data["send_queued"]
+        try:
+            check_prompt(chat, text=text, send_queued=send_queued)
+        except Refusal as refusal:
+            # Every prompt refusal (empty_message, …) is about the text.
+            form.add_error("text", refusal.message)
+            return self.composer_with_errors(request, chat, form)
+        if not request.htmx:
+            return redirect("chat-page", chat_id=chat.pk)
+        context = {**self.get_context(request, chat), "prompt_form": PromptForm()}
+        response = render(request, "chats/chat.html#composer", context)
+        return trigger_client_event(response, f"live-entry-{chat.pk}")
+
+    def composer_with_errors(self, request, chat: Chat, form: PromptForm) -> HttpResponse:
+        context = {**self.get_context(request, chat), "prompt_form": form}
+        # htmx swaps only 2xx answers, so the refusal comes back as a 200 form.
+        name = "chats/chat.html#composer" if request.htmx else self.template_name
+        return render(request, name, context)
+
+
+class SetPeersView(LoginRequiredMixin, View):
+    """The ⋯ menu's switch; `enabled` says the new state, absent it toggles."""
+
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        wanted = request.POST.get("enabled")
+        enabled = not chat.peers if wanted is None else wanted == "on"
+        do_set_peers(chat, enabled=enabled)
+        return after_chat_change(request, chat)
+
+
+class StopChatView(LoginRequiredMixin, View):
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = do_stop_chat(chat_or_404(request, chat_id))
+        return after_chat_change(request, chat)
+
+
+def after_chat_change(request: HttpRequest, chat: Chat) -> HttpResponse:
+    """htmx: nothing to swap, the header refetches on the event; otherwise back to the page."""
+    if not request.htmx:
+        return redirect("chat-page", chat_id=chat.pk)
+    return trigger_client_event(HttpResponse(status=204), f"live-chat-{chat.pk}")

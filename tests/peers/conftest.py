@@ -1,0 +1,42 @@
+import pytest
+from django.utils import timezone
+
+from chats import actions as chat_actions
+from chats.models import Chat
+from tests.conftest import make_chat
+
+
+def reachable(*chats: Chat) -> None:
+    """Test setup: these chats ran just now (the reach window counts from a turn's start)."""
+    now = timezone.now()
+    Chat.objects.filter(pk__in=[c.pk for c in chats]).update(last_ran_at=now)
+    for chat in chats:
+        chat.refresh_from_db()
+
+
+def running(chat: Chat, text: str = "work 5"):
+    """Put a chat into a running turn the way the runner does."""
+    chat_actions.check_prompt(chat, text=text)
+    turn = chat_actions.claim_next_turn("tests")
+    assert turn is not None and turn.chat_id == chat.pk
+    chat.refresh_from_db()
+    return turn
+
+
+@pytest.fixture
+def sender(chat):
+    reachable(chat)
+    return chat
+
+
+@pytest.fixture
+def recipient(other_chat):
+    reachable(other_chat)
+    return other_chat
+
+
+@pytest.fixture
+def codex_chat(owner):
+    chat = make_chat(owner, "billing-worker", agent="codex", peers=True)
+    reachable(chat)
+    return chat

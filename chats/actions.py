@@ -1,7 +1,7 @@
 """Every state change of chats, turns and entries (CONVENTIONS.md: check_* then do_*)."""
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
@@ -111,11 +111,18 @@ def claim_next_turn(worker: str) -> Turn | None:
     Two runners may race for it: skip_locked hands each turn row to one of
     them, and the chat row lock keeps a chat to one running turn."""
     running = Turn.objects.filter(chat=OuterRef("chat"), state=Turn.State.RUNNING)
+    # Only a chat's oldest request may start: a racing runner that skipped the
+    # locked first turn must not start the chat's second one ahead of it.
+    earlier = Turn.objects.filter(chat=OuterRef("chat"), state=Turn.State.REQUESTED).filter(
+        Q(requested_at__lt=OuterRef("requested_at"))
+        | Q(requested_at=OuterRef("requested_at"), id__lt=OuterRef("id"))
+    )
     with transaction.atomic():
         turn = (
             Turn.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(state=Turn.State.REQUESTED)
             .exclude(Exists(running))
+            .exclude(Exists(earlier))
             .order_by("requested_at", "id")
             .first()
         )

@@ -3,12 +3,28 @@
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
 from django.test import Client
 
 from accounts.actions import do_create_api_token
 from accounts.models import User
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
+
+
+@pytest.fixture(autouse=True)
+async def release_db_thread_connection():
+    """Async code reaches the ORM through asgiref's one sync thread, which keeps its
+    own connection: hand it back, or PostgreSQL cannot drop the test database."""
+    yield
+    await sync_to_async(connections.close_all)()
+
+
+@pytest.fixture(autouse=True)
+def no_runner_in_tests(settings):
+    # Tests drive the runner themselves; the ASGI app must not start one.
+    settings.TURNS_IN_PROCESS = False
 
 
 def make_chat(user, name: str, **fields):

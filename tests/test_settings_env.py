@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,8 @@ def test_it_reads_an_absolute_sqlite_path(monkeypatch, tmp_path):
     monkeypatch.setenv("DATABASE_URL", "sqlite:///srv/data/crosstalk.sqlite3")
     config = env.database(tmp_path)
     assert config["NAME"] == Path("/srv/data/crosstalk.sqlite3")
-    assert config["TEST"]["NAME"] == Path("/srv/data/test_crosstalk.sqlite3")
+    # One test database per process, beside the real one.
+    assert config["TEST"]["NAME"] == Path(f"/srv/data/test_{os.getpid()}_crosstalk.sqlite3")
 
 
 @pytest.mark.parametrize("scheme", ["postgres", "postgresql"])

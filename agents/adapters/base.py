@@ -1,0 +1,76 @@
+"""What the runner expects of an agent kind: run a turn, maybe take late messages."""
+
+from dataclasses import dataclass, field
+
+from agents.dbthread import in_db_thread
+from chats.actions import turn_is_running
+from chats.models import Chat, Turn
+from peers.models import PeerMessage
+
+
+class AgentUnavailable(Exception):
+    """The agent could not start at all: its messages were never handed over."""
+
+
+class AgentFailed(Exception):
+    """The agent started and failed; the message is the one line the person sees."""
+
+
+class TurnStopped(Exception):
+    """The person stopped the chat during the turn: it ends quietly."""
+
+
+@dataclass(slots=True)
+class TurnResult:
+    final_text: str = ""
+    # Steps of background work left running after the turn (status `waiting`).
+    background_steps: int = 0
+
+
+@dataclass(slots=True)
+class TurnContext:
+    turn: Turn
+    chat: Chat
+    # The person's own words: directives come only from here, never from a message.
+    prompt: str
+    # The peer messages this turn started with (already marked delivered).
+    messages: list[PeerMessage]
+    # Everything the agent is given: the prompt plus the framed messages.
+    input: str
+    said: list[str] = field(default_factory=list)
+    background_steps: int = 0
+
+    def say(self, line: str) -> None:
+        self.said.append(line)
+
+    def result(self) -> TurnResult:
+        return TurnResult("\n".join(self.said), self.background_steps)
+
+    async def check_running(self) -> None:
+        """Between steps: a turn the person stopped goes no further."""
+        if not await in_db_thread(turn_is_running)(self.turn.pk):
+            raise TurnStopped
+
+
+class Adapter:
+    # Agents that keep going with messages that arrive as they finish (a Stop hook).
+    takes_messages_as_finished = False
+
+    async def run(self, ctx: TurnContext) -> TurnResult:
+        raise NotImplementedError
+
+    async def take_as_finished(self, ctx: TurnContext, messages: list[PeerMessage]) -> TurnResult:
+        raise NotImplementedError
+
+    async def background_work(self, ctx: TurnContext, count: int) -> None:
+        """The work a turn left running; the runner ends the `waiting` status after it."""
+
+
+class NotSetUpAdapter(Adapter):
+    """An agent kind whose command-line runner this machine does not have yet."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    async def run(self, ctx: TurnContext) -> TurnResult:
+        raise AgentUnavailable(f"the {self.kind} runner is not set up on this machine yet")

@@ -1,0 +1,66 @@
+import os
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+DEFAULT_PORT = 8000
+
+
+def port_from_env() -> int:
+    raw = os.environ.get("PORT", "").strip()
+    if not raw:
+        return DEFAULT_PORT
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise CommandError(f"PORT must be a port number (1-65535), not {raw!r}.")
+    return int(raw)
+
+
+class Command(BaseCommand):
+    help = (
+        "Serve Crosstalk (pages, API, websockets, static files) with Daphne. Turns run "
+        "inside this process unless --no-runner (then run `manage.py run_turns`)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="Address to listen on.")
+        parser.add_argument("--port", type=int, help="Port to listen on (default: $PORT or 8000).")
+        parser.add_argument(
+            "--no-runner",
+            action="store_true",
+            help="Run no turns in this process; turn workers (run_turns) do.",
+        )
+
+    def handle(self, *args, host: str, port: int | None, no_runner: bool, **options) -> None:
+        if no_runner:
+            settings.TURNS_IN_PROCESS = False
+        port = port or port_from_env()
+        server = self.build_server(host, port)
+        server.run()
+        if server.abort_start:
+            raise CommandError(f"Could not listen on {host}:{port} (is it in use?).")
+
+    def build_server(self, host: str, port: int):
+        # daphne.server installs Twisted's asyncio reactor when imported; the
+        # daphne app (first in INSTALLED_APPS) imported it at setup already,
+        # before anything else could import a reactor.
+        from daphne.endpoints import build_endpoint_description_strings
+        from daphne.server import Server
+        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+        from crosstalk.asgi import application
+
+        return Server(
+            # Static files are served here too, so one command runs everything.
+            application=ASGIStaticFilesHandler(application),
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+            ready_callable=lambda: self.ready(host, port),
+            verbosity=0,
+        )
+
+    def ready(self, host: str, port: int) -> None:
+        from agents.services import start_background_services
+
+        start_background_services()
+        shown = f"[{host}]" if ":" in host else host
+        self.stdout.write(f"Crosstalk is running at http://{shown}:{port}/ — log in as demo / demo")
+        self.stdout.flush()

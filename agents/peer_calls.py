@@ -1,0 +1,81 @@
+"""Every call the runner and the demo agent make into peers, as coroutines.
+
+peers owns what a message is and where it goes; agents only asks at the right
+moments of a turn (ARCHITECTURE.md). Sync calls run in the runner's DB thread."""
+
+from agents.dbthread import in_db_thread
+from chats.models import Chat, Turn
+from peers import actions, delivery, selectors, serializers, waiting
+from peers.models import PeerMessage
+
+
+async def take_for_turn(turn: Turn) -> list[PeerMessage]:
+    return await in_db_thread(delivery.take_for_turn)(turn)
+
+
+async def frame_all(messages: list[PeerMessage]) -> str:
+    # Framing reads the senders' names and the quoted messages: database work.
+    return await in_db_thread(delivery.frame_all)(messages)
+
+
+async def deliver_between_steps(chat: Chat) -> list[PeerMessage]:
+    return await in_db_thread(delivery.deliver_between_steps)(chat)
+
+
+async def deliver_as_finished(chat: Chat) -> list[PeerMessage]:
+    return await in_db_thread(delivery.deliver_as_finished)(chat)
+
+
+async def answer_from_final_text(turn: Turn) -> None:
+    await in_db_thread(delivery.answer_from_final_text)(turn)
+
+
+async def send_on_queue(chat: Chat) -> None:
+    await in_db_thread(delivery.send_on_queue)(chat)
+
+
+async def fail_delivery(turn: Turn, reason: str) -> None:
+    await in_db_thread(delivery.fail_delivery)(turn, reason)
+
+
+async def find_chat_by_name(chat: Chat, name: str) -> Chat | None:
+    """A chat of the same account, by name (the demo agent and people address by name)."""
+    return await in_db_thread(lambda: selectors.find_chat_by_name(chat.user, name))()
+
+
+async def send_message(sender: Chat, *, to: str, text: str) -> PeerMessage:
+    """MessageChat without waiting; raises Refusal."""
+    return await in_db_thread(actions.check_send_message)(sender, to=to, text=text)
+
+
+async def send_and_wait(
+    sender: Chat, *, to: str, text: str, wait_seconds: float
+) -> tuple[PeerMessage, PeerMessage | None]:
+    """MessageChat with a wait; raises Refusal. The wait holds no DB thread."""
+    return await waiting.send_and_wait(sender, to=to, text=text, wait_seconds=wait_seconds)
+
+
+async def state_words(message: PeerMessage) -> str:
+    """The message's state now, in the words people see ("Queued — waking it")."""
+
+    def fresh_words() -> str:
+        message.refresh_from_db(fields=["state", "detail"])
+        return serializers.words(message)
+
+    return await in_db_thread(fresh_words)()
+
+
+async def first_lines(chat: Chat, messages: list[PeerMessage]) -> list[str]:
+    """One line per received message, naming who sent it and its first line."""
+
+    def describe() -> list[str]:
+        return [received_line(chat, message) for message in messages]
+
+    return await in_db_thread(describe)()
+
+
+def received_line(chat: Chat, message: PeerMessage) -> str:
+    sender = f"{message.from_chat.name}'s" if message.from_chat_id else "your"
+    lines = message.text.strip().splitlines() or [""]
+    first = lines[0] if len(lines[0]) <= 200 else lines[0][:199] + "…"
+    return f'{chat.name} got {sender} message "{first}"'

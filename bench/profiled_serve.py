@@ -1,0 +1,92 @@
+"""`python -m bench.profiled_serve PORT OUT [serve options]`: `manage.py serve` with
+the worker-thread part of every send (authenticate, parse, check, write, commit,
+publish) profiled by pyinstrument and its SQL timed. Sends come one at a time
+(one connection), one profiler per send in the thread that runs it; the sessions
+are combined. Writes OUT (the call tree as text) and OUT.json (timers) when stopped.
+
+pyinstrument is a bench-only tool: `.venv/bin/pip install pyinstrument`.
+BENCH_TIMING_ONLY=1 keeps the timers and skips the profiler (no overhead)."""
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import django
+
+
+def main() -> None:
+    port, out, *serve_options = sys.argv[1:]
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from peers import api_views
+
+    profiling = os.environ.get("BENCH_TIMING_ONLY") != "1"
+    totals = {"sends": 0, "seconds": 0.0, "queries": 0, "sql_seconds": 0.0}
+    sessions = []
+    send_or_prepare = api_views.send_or_prepare
+
+    def timed_query(execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            totals["queries"] += 1
+            totals["sql_seconds"] += time.perf_counter() - started
+
+    def profiled(request):
+        profiler = start_profiler() if profiling else None
+        started = time.perf_counter()
+        try:
+            with connection.execute_wrapper(timed_query):
+                return send_or_prepare(request)
+        finally:
+            totals["sends"] += 1
+            totals["seconds"] += time.perf_counter() - started
+            if profiler:
+                sessions.append(profiler.stop())
+
+    # The bench's own instrument: the view looks the function up when called.
+    api_views.send_or_prepare = profiled
+    try:
+        call_command("serve", "--port", port, *serve_options)
+    finally:
+        Path(f"{out}.json").write_text(json.dumps(totals))
+        if sessions:
+            Path(out).write_text(render(sessions))
+
+
+def start_profiler():
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.001, async_mode="disabled")
+    profiler.start()
+    return profiler
+
+
+def render(sessions) -> str:
+    from pyinstrument.renderers import ConsoleRenderer
+    from pyinstrument.session import Session
+
+    combined = sessions[0]
+    for session in sessions[1:]:
+        combined = Session.combine(combined, session)
+    # Each send ran on its own thread: cut the thread's frames so the sends merge.
+    combined.frame_records = list(from_the_send(combined.frame_records))
+    renderer = ConsoleRenderer(unicode=True, color=False, show_all=False, time="percent_of_total")
+    return renderer.render(combined)
+
+
+def from_the_send(records):
+    for stack, seconds in records:
+        first = next((i for i, f in enumerate(stack) if f.startswith("send_or_prepare\x00")), None)
+        if first is not None:
+            yield stack[first:], seconds
+
+
+if __name__ == "__main__":
+    main()

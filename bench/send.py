@@ -1,0 +1,212 @@
+"""How fast is one send? POST /api/v1/agent/messages (no wait) against a bare Django
+view that does one INSERT, on one keep-alive connection, on whatever DATABASE_URL
+and REDIS_URL say (unset: a fresh SQLite file, var/bench.sqlite3).
+
+    .venv/bin/python -m bench.send [--requests 2000] [--warmup 200] [--profile out.prof]
+
+It migrates, makes a bench account with two reachable chats (the recipient
+stopped, so each message is held and no turn runs), raises the limits with
+`manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
+(Daphne) on a free loopback port with CROSSTALK_BENCH=1 and DEBUG=false, measures,
+stops the server and drops the bench account. With --profile the server runs
+under cProfile and only sends are made; the top costs are printed."""
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+HIGH_LIMITS = [
+    "chat_per_hour=10000",
+    "pair_per_window=10000",
+    "pair_window_minutes=1",
+    "pair_without_you=10000",
+    "chain_without_you=10000",
+    "wakes_per_hour=10000",
+]
+
+
+def server_env() -> dict:
+    env = {**os.environ, "CROSSTALK_BENCH": "1", "DEBUG": "false"}
+    if not env.get("DATABASE_URL"):
+        env["DATABASE_URL"] = f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}"
+    return env
+
+
+def manage(env: dict, *args: str) -> str:
+    done = subprocess.run(
+        [PYTHON, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stderr}")
+    return done.stdout
+
+
+def current_limits(env: dict) -> list[str]:
+    """`name value (default D)` lines → NAME=VALUE, to put the limits back afterwards."""
+    lines = manage(env, "peer_limits").splitlines()
+    return [f"{line.split()[0]}={line.split()[1]}" for line in lines if line.strip()]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
+    options = ["--no-runner"] if env.get("REDIS_URL") else []  # as bin/run-all
+    if profile:
+        serve = ["-m", "bench.profiled_serve", str(port), profile, *options]
+    else:
+        serve = ["manage.py", "serve", "--port", str(port), *options]
+    server = subprocess.Popen([PYTHON, *serve], cwd=ROOT, env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return server
+        except OSError:
+            time.sleep(0.1)
+    server.terminate()
+    raise SystemExit("the server did not start listening within 30 s")
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def run(conn, request, n: int) -> list[float]:
+    """Send n requests one after another; latency of each, in seconds."""
+    latencies = []
+    for i in range(n):
+        method, path, body, headers, expected = request(i)
+        started = time.perf_counter()
+        conn.request(method, path, body, headers)
+        response = conn.getresponse()
+        data = response.read()
+        latencies.append(time.perf_counter() - started)
+        if response.status != expected:
+            raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}")
+    return latencies
+
+
+def send_request(account: dict):
+    headers = {"Authorization": f"Bearer {account['key']}", "Content-Type": "application/json"}
+
+    def request(i: int):
+        body = {"to": account["recipient"], "text": f"bench message {i}", "wait_seconds": 0}
+        return "POST", "/api/v1/agent/messages", json.dumps(body), headers, 201
+
+    return request
+
+
+def bare_request(account: dict):
+    headers = {"Content-Type": "application/json"}
+    path = f"/bench/insert?user={account['user']}"
+    return lambda i: ("POST", path, json.dumps({"i": i}), headers, 201)
+
+
+def floor_request(i: int):
+    return "GET", "/api/v1/bench-floor", None, {}, 404
+
+
+def summary(name: str, latencies: list[float], wall: float) -> dict:
+    ordered = sorted(latencies)
+    row = {
+        "name": name,
+        "requests": len(latencies),
+        "per_second": len(latencies) / wall,
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
+        "mean_ms": statistics.fmean(ordered) * 1000,
+    }
+    print(
+        f"{name:<6} {row['requests']:>6} requests  {row['per_second']:8.1f}/s  "
+        f"p50 {row['p50_ms']:6.2f} ms  p99 {row['p99_ms']:6.2f} ms  mean {row['mean_ms']:6.2f} ms"
+    )
+    return row
+
+
+def timed(conn, request, n: int) -> tuple[list[float], float]:
+    started = time.perf_counter()
+    latencies = run(conn, request, n)
+    return latencies, time.perf_counter() - started
+
+
+def measure(port: int, account: dict, args) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    send, bare = send_request(account), bare_request(account)
+    run(conn, send, args.warmup)
+    if args.profile:
+        return summary("send", *timed(conn, send, args.requests))
+    run(conn, bare, args.warmup)
+    # The floor: a JSON 404 from the API catch-all, through the same stack, no database.
+    summary("floor", *timed(conn, floor_request, args.requests))
+    bare_row = summary("bare", *timed(conn, bare, args.requests))
+    send_row = summary("send", *timed(conn, send, args.requests))
+    ratio = send_row["per_second"] / bare_row["per_second"]
+    print(f"send/bare throughput: {ratio:.0%} (target ≥ 50%); send p99 target ≤ 25 ms")
+    conn.close()
+    return send_row
+
+
+def print_profile(path: str, client_mean_ms: float) -> None:
+    totals = json.loads(Path(f"{path}.json").read_text())
+    sends = totals["sends"] or 1
+    inside = totals["seconds"] / sends * 1000
+    print(
+        f"\nper send, in the worker thread: {inside:.2f} ms, of which SQL "
+        f"{totals['sql_seconds'] / sends * 1000:.2f} ms in {totals['queries'] / sends:.1f} "
+        f"queries; the rest of the {client_mean_ms:.2f} ms the client saw (HTTP, ASGI, "
+        f"middleware, thread hops, closing the connection): {client_mean_ms - inside:.2f} ms"
+    )
+    if Path(path).exists():
+        print(Path(path).read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument(
+        "--profile", help="profile each send inside the server (pyinstrument); tree to this file"
+    )
+    args = parser.parse_args()
+    env = server_env()
+    manage(env, "migrate", "--noinput", "-v0")
+    saved = current_limits(env)
+    manage(env, "peer_limits", *HIGH_LIMITS)
+    created = subprocess.check_output([PYTHON, "-m", "bench.setup", "create"], cwd=ROOT, env=env)
+    account = json.loads(created)
+    port = free_port()
+    print(
+        f"database {env['DATABASE_URL'].split('@')[-1]}, channel layer "
+        f"{'redis' if env.get('REDIS_URL') else 'in-memory'}, port {port}"
+    )
+    server = start_server(env, port, args.profile)
+    try:
+        send_row = measure(port, account, args)
+    finally:
+        stop_server(server)
+        subprocess.run([PYTHON, "-m", "bench.setup", "drop"], cwd=ROOT, env=env, check=False)
+        manage(env, "peer_limits", *saved)
+    if args.profile:
+        print_profile(args.profile, send_row["mean_ms"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""REST for peer messaging (CONTRACT.md): the agent's routes under /api/v1/agent/
+(a chat's agent key) and the person's routes (their API token).
+
+Thin: parse with peers.inputs, call the check_* functions, render with
+peers.serializers. The two routes that may wait (MessageChat with a wait, the
+inbox's long-poll) are async views: they wait on the channel layer, holding no
+worker thread and no database connection meanwhile."""
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from functools import wraps
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import Q
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from pydantic import BaseModel
+
+from chats import events
+from chats.api import ApiView, Caller, authenticate, json_body, paginated, refusal_response
+from chats.models import Chat, Entry
+from chats.refusals import Refusal
+from chats.selectors import access_chat
+from chats.serializers import chat_json
+from peers import actions, waiting
+from peers.delivery import check_mark_seen
+from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput, parse
+from peers.models import Activity, PeerMessage
+from peers.selectors import access_message, how_fast, inbox, messages_of_chat, reachable_chats
+from peers.serializers import activity_json, iso, message_json
+
+LONGEST_POLL = 60
+HELD_NOTE = (
+    "The person stopped that chat: your message is held until they write to it. "
+    "Do not wait for an answer; carry on with your own work."
+)
+
+
+def listing(items: list) -> dict:
+    return {"items": items, "count": len(items)}
+
+
+def chats_with_how_fast(chats: list[Chat]) -> list[dict]:
+    fast = how_fast(chats)
+    return [{**chat_json(chat), "how_fast": fast[chat.pk]} for chat in chats]
+
+
+def entry_json(entry: Entry) -> dict:
+    return {
+        "kind": entry.kind,
+        "text": entry.text,
+        "created_at": iso(entry.created_at),
+        "message": entry.message_id or None,
+    }
+
+
+def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
+    body = {**message_json(message), "answer_message": message_json(answer) if answer else None}
+    if message.detail == PeerMessage.Detail.HELD:
+        body["note"] = HELD_NOTE
+    return body
+
+
+def no_message() -> Refusal:
+    return Refusal("no_message", "There is no such message in your account.")
+
+
+def record_refused(caller: Caller, refusal: Refusal, *, message_id: str | None = None) -> None:
+    """A refusal its action could not record itself (bad input, a cancel)."""
+    with transaction.atomic():
+        actions.record(
+            caller.user.pk,
+            Activity.Action.REFUSED,
+            chat_id=getattr(caller.chat, "pk", None),
+            message_id=message_id,
+            detail=refusal.code,
+        )
+
+
+def parse_body[T: BaseModel](model: type[T], request, caller: Caller) -> T:
+    try:
+        return parse(model, json_body(request))
+    except Refusal as refusal:
+        record_refused(caller, refusal)
+        raise
+
+
+def whole_number(request, name: str, default: int) -> int:
+    try:
+        return int(request.GET.get(name, default))
+    except ValueError:
+        raise Refusal("invalid_input", f"{name} must be a whole number.") from None
+
+
+# The agent's routes ----------------------------------------------------------
+
+
+class AgentApi(ApiView):
+    caller_kind = "agent"
+
+
+def require_peers(chat: Chat) -> None:
+    """The routes whose actions do not check the switch themselves (inbox, seen)."""
+    with actions.refusals_recorded(chat, target=None):
+        actions.check_sender(actions.Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
+
+
+class AgentChatsApi(AgentApi):
+    """ListChats: the other chats this one can reach, each with how fast it would hear."""
+
+    def get(self, request, caller: Caller) -> dict:
+        return listing(chats_with_how_fast(actions.check_list_chats(caller.chat)))
+
+
+class AgentChatApi(AgentApi):
+    """ReadChat: the latest entries of another chat, without interrupting it."""
+
+    def get(self, request, caller: Caller, chat_id: str) -> dict:
+        limit = min(max(whole_number(request, "limit", 20), 1), 100)
+        entries = actions.check_read_chat(caller.chat, target=chat_id, limit=limit)
+        return listing([entry_json(entry) for entry in entries])
+
+
+class AgentSeenApi(AgentApi):
+    """Marking seen is what delivers an inbox message (path inbox); reading never does."""
+
+    def post(self, request, caller: Caller) -> dict:
+        require_peers(caller.chat)
+        seen = parse_body(SeenInput, request, caller)
+        return listing([message_json(m) for m in check_mark_seen(caller.chat, ids=seen.ids)])
+
+
+def agent_caller(request) -> Caller:
+    caller = authenticate(request)
+    if caller is None or caller.chat is None:
+        raise AgentApi().unauthenticated()
+    return caller
+
+
+type AsyncHandler = Callable[..., Awaitable[tuple[int, dict]]]
+
+
+def async_route(method: str) -> Callable[[AsyncHandler], Callable]:
+    """ApiView's translation (wrong method, refusals → JSON) for an async view."""
+
+    def decorate(handler: AsyncHandler) -> Callable:
+        @csrf_exempt
+        @wraps(handler)
+        async def view(request, **kwargs) -> JsonResponse:
+            if request.method != method:
+                response = refusal_response(Refusal("method_not_allowed", f"Use {method} here."))
+                response["Allow"] = method
+                return response
+            try:
+                status, body = await handler(request, **kwargs)
+            except Refusal as refusal:
+                return refusal_response(refusal)
+            return JsonResponse(body, status=status)
+
+        return view
+
+    return decorate
+
+
+def send_or_prepare(request) -> tuple[Caller, MessageChatInput, PeerMessage | None]:
+    """Authenticate and parse; without a wait, send too (one trip to a thread)."""
+    caller = agent_caller(request)
+    spec = parse_body(MessageChatInput, request, caller)
+    if spec.wait_seconds > 0:
+        return caller, spec, None
+    message = actions.check_send_message(
+        caller.chat, to=spec.to, text=spec.text, reply_to=spec.reply_to
+    )
+    return caller, spec, message
+
+
+@async_route("POST")
+async def agent_messages(request) -> tuple[int, dict]:
+    """MessageChat; with wait_seconds the call returns the answer if it comes in time."""
+    caller, spec, message = await sync_to_async(send_or_prepare)(request)
+    answer = None
+    if message is None:
+        message, answer = await waiting.send_and_wait(
+            caller.chat,
+            to=spec.to,
+            text=spec.text,
+            reply_to=spec.reply_to,
+            wait_seconds=spec.wait_seconds,
+        )
+    return 201, sent_json(message, answer)
+
+
+def inbox_caller(request) -> tuple[Caller, float]:
+    caller = agent_caller(request)
+    require_peers(caller.chat)
+    try:
+        wait = float(request.GET.get("wait", 0))
+    except ValueError:
+        raise Refusal("invalid_input", "wait must be a number of seconds.") from None
+    if wait != wait:  # NaN
+        raise Refusal("invalid_input", "wait must be a number of seconds.")
+    return caller, min(max(wait, 0.0), LONGEST_POLL)
+
+
+def read_inbox(chat: Chat, *, release: bool) -> list[dict]:
+    items = [message_json(message) for message in inbox(chat)]
+    if release and not items:
+        waiting.release_connection()  # nothing yet: no connection held while we wait
+    return items
+
+
+@async_route("GET")
+async def agent_inbox(request) -> tuple[int, dict]:
+    """Messages to this chat not yet seen and not held, oldest first; long-polls `wait` s."""
+    caller, wait = await sync_to_async(inbox_caller)(request)
+    layer = get_channel_layer()
+    if wait <= 0 or layer is None:
+        return 200, listing(await sync_to_async(read_inbox)(caller.chat, release=False))
+    group = events.account_group(caller.chat.user_id)
+    channel = await layer.new_channel()
+    # Listen before reading, so a message sent in between is not missed.
+    await layer.group_add(group, channel)
+    try:
+        return 200, listing(await poll_inbox(layer, channel, caller.chat, wait))
+    finally:
+        await layer.group_discard(group, channel)
+
+
+async def poll_inbox(layer, channel: str, chat: Chat, wait: float) -> list[dict]:
+    deadline = time.monotonic() + wait
+    while True:
+        items = await sync_to_async(read_inbox)(chat, release=True)
+        remaining = deadline - time.monotonic()
+        if items or remaining <= 0:
+            return items
+        await message_arrives(layer, channel, chat.pk, remaining)
+
+
+async def message_arrives(layer, channel: str, chat_id: str, timeout: float) -> bool:
+    """Wait for a hint that a message to this chat changed; False when time is up."""
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            event = await asyncio.wait_for(layer.receive(channel), remaining)
+        except TimeoutError:
+            return False
+        if event.get("kind") == "message" and event.get("to") == chat_id:
+            return True
+    return False
+
+
+# The person's routes ----------------------------------------------------------
+
+
+class ReachApi(ApiView):
+    """The chats this chat could message now, each with how fast it would hear."""
+
+    def get(self, request, caller: Caller, chat_id: str) -> dict:
+        chat = access_chat(caller.user, chat_id)
+        takes_part = chat.peers and not chat.from_outside
+        return listing(chats_with_how_fast(reachable_chats(chat) if takes_part else []))
+
+
+class ConnectionsApi(ApiView):
+    def post(self, request, caller: Caller) -> tuple[int, dict]:
+        spec = parse_body(ConnectInput, request, caller)
+        sent = actions.check_connect_chats(caller.user, chat_ids=spec.chats, brief=spec.brief)
+        return 201, listing([message_json(message) for message in sent])
+
+
+class MessagesApi(ApiView):
+    def get(self, request, caller: Caller) -> dict:
+        chat_id = request.GET.get("chat")
+        if chat_id is None:
+            messages = PeerMessage.objects.filter(user=caller.user)
+        else:
+            messages = messages_of_chat(caller.user, access_chat(caller.user, chat_id))
+        return paginated(request, messages, message_json)
+
+    def post(self, request, caller: Caller) -> tuple[int, dict]:
+        spec = parse_body(PersonMessageInput, request, caller)
+        message = actions.check_send_as_person(
+            caller.user,
+            from_chat=spec.from_chat,
+            to=spec.to_chat,
+            text=spec.text,
+            reply_to=spec.reply_to,
+        )
+        return 201, message_json(message)
+
+
+class MessageApi(ApiView):
+    def get(self, request, caller: Caller, message_id: str) -> dict:
+        message = access_message(caller.user, message_id)
+        if message is None:
+            raise no_message()
+        return message_json(message)
+
+
+class MessageCancelApi(ApiView):
+    def post(self, request, caller: Caller, message_id: str) -> dict:
+        try:
+            return message_json(actions.check_cancel_message(caller.user, message_id=message_id))
+        except Refusal as refusal:
+            # Only a message of this account is named in the row (already_delivered).
+            known = message_id if refusal.code == "already_delivered" else None
+            record_refused(caller, refusal, message_id=known)
+            raise
+
+
+class ActivityApi(ApiView):
+    """Activity rows, newest first; `chat` matches rows whose chat, target or message involve it."""
+
+    def get(self, request, caller: Caller) -> dict:
+        rows = Activity.objects.filter(user=caller.user)
+        chat_id = request.GET.get("chat")
+        if chat_id is not None:
+            chat = access_chat(caller.user, chat_id)
+            rows = rows.filter(
+                Q(chat=chat)
+                | Q(target=chat)
+                | Q(message__from_chat=chat)
+                | Q(message__to_chat=chat)
+            )
+        return paginated(request, rows, activity_json)

@@ -1,0 +1,44 @@
+"""Typed input of peer messaging, shared by REST and MCP. Types only: blank text,
+unknown chats and the limits are the check_* functions' to refuse, with their codes.
+
+MCP spells fields in camelCase (replyTo, waitSeconds), REST in snake_case; both parse."""
+
+from typing import Annotated
+
+from pydantic import ConfigDict, Field
+
+from chats.inputs import Input, parse
+
+__all__ = ["ConnectInput", "MessageChatInput", "PersonMessageInput", "SeenInput", "parse"]
+
+# Above the longest wait is clamped by the action (an admin may change it), never refused.
+WaitSeconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class CamelInput(Input):
+    model_config = ConfigDict(
+        extra="forbid", strict=True, validate_by_name=True, validate_by_alias=True
+    )
+
+
+class MessageChatInput(CamelInput):
+    to: str
+    text: str
+    reply_to: str | None = Field(default=None, alias="replyTo")
+    wait_seconds: WaitSeconds = Field(default=45, alias="waitSeconds")
+
+
+class PersonMessageInput(CamelInput):
+    from_chat: str | None = Field(default=None, alias="fromChat")
+    to_chat: str = Field(alias="toChat")
+    text: str
+    reply_to: str | None = Field(default=None, alias="replyTo")
+
+
+class ConnectInput(Input):
+    chats: list[str]
+    brief: str
+
+
+class SeenInput(Input):
+    ids: list[str]

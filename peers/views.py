@@ -1,0 +1,294 @@
+"""The people's side of peer messaging: cards in the conversation, the Peers tab
+and the activity page.
+
+Thin views over peers.actions and the selectors. The chat page and its
+conversation are chats' views, extended here (peers sits above chats), so a
+peer_in / peer_out entry renders as a live card. Another account's chat or
+message answers 404, exactly like a missing one."""
+
+from dataclasses import dataclass, field
+
+from django import forms
+from django.contrib import messages as flash
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views import View
+from django_htmx.http import trigger_client_event
+
+from chats import views as chat_views
+from chats.models import Chat, Entry
+from chats.refusals import Refusal
+from chats.views import chat_or_404
+from peers.actions import check_cancel_message, check_connect_chats, check_send_as_person
+from peers.limits import current_limits
+from peers.models import Activity, PeerMessage
+from peers.selectors import access_message, messages_of_chat, reach_since
+from peers.serializers import words
+
+CARD_TEMPLATE = "peers/_card.html"
+TAB_TEMPLATE = "peers/_tab.html"
+MESSAGES_SHOWN = 200
+ACTIVITY_PER_PAGE = 50
+# The group of messages between this chat and the person themselves.
+YOU = "you"
+CANCELLABLE = {PeerMessage.State.PENDING, PeerMessage.State.QUEUED}
+
+
+# Cards in the conversation --------------------------------------------------
+
+
+def present(message: PeerMessage, chat: Chat) -> PeerMessage:
+    """Attach what the templates show, as seen from `chat`."""
+    message.words = words(message)
+    message.outgoing = message.from_chat_id == chat.pk
+    message.other = message.to_chat if message.outgoing else message.from_chat
+    message.peer_key = message.other.pk if message.other else YOU
+    message.cancellable = message.state in CANCELLABLE
+    message.author = author(message, chat)
+    return message
+
+
+def author(message: PeerMessage, chat: Chat) -> str:
+    """Who wrote it, seen from `chat`; one sent in a chat's name never reads as its agent."""
+    if message.sent_by == PeerMessage.SentBy.PERSON:
+        if message.from_chat is None:
+            return "You"
+        return "You, as this chat" if message.outgoing else f"You, as {message.from_chat.name}"
+    return "This chat" if message.outgoing else message.from_chat.name
+
+
+def attach_messages(entries: list[Entry], chat: Chat) -> None:
+    """Every card's message in one query; an entry whose message is gone keeps its text."""
+    ids = {entry.message_id for entry in entries if entry.message_id}
+    found = (
+        PeerMessage.objects.filter(user_id=chat.user_id)
+        .select_related("from_chat", "to_chat", "reply_to", "answer")
+        .in_bulk(ids)
+        if ids
+        else {}
+    )
+    for entry in entries:
+        message = found.get(entry.message_id)
+        entry.message = present(message, chat) if message else None
+
+
+class PeerCardsMixin:
+    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
+        context = super().get_context(request, chat)
+        attach_messages(context["entries"], chat)
+        return {**context, "peer_card_template": CARD_TEMPLATE}
+
+
+class ConversationView(PeerCardsMixin, chat_views.ConversationView):
+    pass
+
+
+class ChatPageView(PeerCardsMixin, chat_views.ChatPageView):
+    """The chat page with the Peers tab in its side panel."""
+
+    template_name = "peers/chat.html"
+
+    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
+        return {**super().get_context(request, chat), **tab_context(request, chat)}
+
+
+# The Peers tab ----------------------------------------------------------------
+
+
+class ConnectForm(forms.Form):
+    # Plain ids, not choices: the action judges them, and an unknown one is a 404.
+    other = forms.CharField(error_messages={"required": "Pick the chat to connect with."})
+    brief = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+
+
+class SendForm(forms.Form):
+    to = forms.CharField(error_messages={"required": "Pick the chat to write to."})
+    sender = forms.ChoiceField(choices=[("chat", "this chat"), (YOU, "you")], required=False)
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+
+
+@dataclass
+class PeerGroup:
+    key: str
+    other: Chat | None
+    messages: list[PeerMessage] = field(default_factory=list)
+
+
+def group_messages(chat: Chat, messages: list[PeerMessage]) -> list[PeerGroup]:
+    """By the other chat (or the person), newest group first, newest message first."""
+    groups: dict[str, PeerGroup] = {}
+    for message in messages:
+        present(message, chat)
+        group = groups.setdefault(message.peer_key, PeerGroup(message.peer_key, message.other))
+        group.messages.append(message)
+    return list(groups.values())
+
+
+def connectable_chats(chat: Chat, limits) -> list[Chat]:
+    """The account's other chats that ran within the reach window, switched on or not."""
+    return list(
+        Chat.objects.filter(user_id=chat.user_id, last_ran_at__gte=reach_since(limits))
+        .exclude(pk=chat.pk)
+        .order_by("-last_ran_at")
+    )
+
+
+def sendable_chats(chat: Chat) -> list[Chat]:
+    """The person may write to any other chat that takes part."""
+    return list(Chat.objects.filter(user_id=chat.user_id, peers=True).exclude(pk=chat.pk))
+
+
+def tab_context(
+    request: HttpRequest,
+    chat: Chat,
+    *,
+    connect_form: ConnectForm | None = None,
+    send_form: SendForm | None = None,
+    **extra,
+) -> dict:
+    peer = request.GET.get("peer", "")
+    limits = current_limits()
+    messages = list(messages_of_chat(request.user, chat)[:MESSAGES_SHOWN])
+    return {
+        "chat": chat,
+        "peer": peer,
+        "groups": group_messages(chat, messages),
+        "connect_form": connect_form or ConnectForm(),
+        "connect_choices": connectable_chats(chat, limits),
+        "send_form": send_form or SendForm(initial={"to": peer, "sender": "chat"}),
+        "send_choices": sendable_chats(chat),
+        "reach_hours": limits.reach_hours,
+        **extra,
+    }
+
+
+class PeersTabView(chat_views.SetPeersView):
+    """GET: the Peers tab. POST: the switch, the same as the chat's ⋯ menu."""
+
+    def get(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        return render(request, TAB_TEMPLATE, tab_context(request, chat))
+
+
+def refused(refusal: Refusal) -> None:
+    """Unknown and other-account chats read as a missing page; other refusals show inline."""
+    if refusal.code in ("no_chat", "no_message"):
+        raise Http404("No such chat.") from None
+
+
+class TabFormView(LoginRequiredMixin, View):
+    """A form of the Peers tab: on htmx it answers the tab (the form picks its part)."""
+
+    def answer(self, request: HttpRequest, chat: Chat, *, done: bool, **forms_) -> HttpResponse:
+        if done and not request.htmx:
+            return redirect(f"{reverse('chat-page', args=[chat.pk])}#peers-tab")
+        if not request.htmx:
+            # The whole page, the tab holding the refused form as typed.
+            page = ChatPageView()
+            context = {**page.get_context(request, chat), **forms_}
+            return render(request, page.template_name, context)
+        response = render(request, TAB_TEMPLATE, tab_context(request, chat, **forms_))
+        return trigger_client_event(response, "live-message") if done else response
+
+
+class ConnectView(TabFormView):
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        form = ConnectForm(request.POST)
+        if not form.is_valid():
+            return self.answer(request, chat, done=False, connect_form=form)
+        try:
+            check_connect_chats(
+                request.user,
+                chat_ids=[chat.pk, form.cleaned_data["other"]],
+                brief=form.cleaned_data["brief"],
+            )
+        except Refusal as refusal:
+            refused(refusal)
+            form.add_error(None, refusal.message)
+            return self.answer(request, chat, done=False, connect_form=form)
+        return self.answer(request, chat, done=True, connected=True)
+
+
+class SendView(TabFormView):
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        form = SendForm(request.POST)
+        if not form.is_valid():
+            return self.answer(request, chat, done=False, send_form=form)
+        data = form.cleaned_data
+        try:
+            message = check_send_as_person(
+                request.user,
+                from_chat=None if data.get("sender") == YOU else chat.pk,
+                to=data["to"],
+                text=data["text"],
+            )
+        except Refusal as refusal:
+            refused(refusal)
+            form.add_error(None, refusal.message)
+            return self.answer(request, chat, done=False, send_form=form)
+        fresh = SendForm(initial={"to": data["to"], "sender": data.get("sender") or "chat"})
+        sent = present(message, chat)
+        return self.answer(request, chat, done=True, send_form=fresh, sent=sent)
+
+
+class CancelView(LoginRequiredMixin, View):
+    """A card's or the tab's Cancel; answers the button's slot (empty, or the refusal)."""
+
+    def post(self, request: HttpRequest, chat_id: str, message_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        message = access_message(request.user, message_id)
+        if message is None or chat.pk not in (message.from_chat_id, message.to_chat_id):
+            raise Http404("No such message.")
+        try:
+            check_cancel_message(request.user, message_id=message.pk)
+        except Refusal as refusal:
+            refused(refusal)
+            return self.refusal(request, chat, refusal)
+        if not request.htmx:
+            return redirect("chat-page", chat_id=chat.pk)
+        return trigger_client_event(HttpResponse(""), "live-message")
+
+    def refusal(self, request: HttpRequest, chat: Chat, refusal: Refusal) -> HttpResponse:
+        if not request.htmx:
+            flash.error(request, refusal.message)
+            return redirect("chat-page", chat_id=chat.pk)
+        context = {"refusal": refusal}
+        return trigger_client_event(
+            render(request, "peers/_cancel_refused.html", context), "live-message"
+        )
+
+
+# The activity page ------------------------------------------------------------
+
+
+def account_activity(user, chat: Chat | None):
+    """Newest first; a chat's filter matches rows whose chat, target or message involves it."""
+    rows = Activity.objects.filter(user=user).select_related("chat", "target")
+    if chat is not None:
+        rows = rows.filter(
+            Q(chat=chat) | Q(target=chat) | Q(message__from_chat=chat) | Q(message__to_chat=chat)
+        )
+    return rows.order_by("-created_at", "-id")
+
+
+class ActivityView(LoginRequiredMixin, View):
+    template_name = "peers/activity.html"
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        chosen = request.GET.get("chat") or None
+        chat = chat_or_404(request, chosen) if chosen else None
+        page = Paginator(account_activity(request.user, chat), ACTIVITY_PER_PAGE).get_page(
+            request.GET.get("page")
+        )
+        context = {"page": page, "chosen": chat, "chats": chat_views.account_chats(request.user)}
+        return render(request, self.template_name, context)
+
+
+class ActivityRowsView(ActivityView):
+    template_name = "peers/activity.html#rows"

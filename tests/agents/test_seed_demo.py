@@ -1,0 +1,71 @@
+"""`manage.py seed_demo` (re)creates the demo account with its three chats."""
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from accounts.models import User
+from chats.actions import do_prompt
+from chats.models import Chat, Entry
+from tests.conftest import make_chat
+
+EXPECTED = {
+    ("checkout", "shop-web", "feat/cart", True),
+    ("payments-api", "payments", "main", True),
+    ("docs", "handbook", "main", False),
+}
+
+
+def seed() -> str:
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    return out.getvalue()
+
+
+def demo_chats() -> set[tuple]:
+    chats = Chat.objects.filter(user__username="demo")
+    return set(chats.values_list("name", "repository", "branch", "peers"))
+
+
+@pytest.mark.django_db
+def test_it_creates_the_demo_account_with_three_chats():
+    output = seed()
+
+    assert "demo / demo" in output
+    assert authenticate(username="demo", password="demo") is not None
+    assert demo_chats() == EXPECTED
+    for chat in Chat.objects.filter(user__username="demo"):
+        assert chat.agent == "demo" and chat.status == "idle"
+        assert chat.last_ran_at is not None and chat.last_asked and chat.last_answered
+        kinds = list(chat.entries.values_list("kind", "text"))
+        assert kinds == [
+            (Entry.Kind.PROMPT, chat.last_asked),
+            (Entry.Kind.ANSWER, chat.last_answered),
+        ]
+
+
+@pytest.mark.django_db
+def test_it_resets_the_demo_account_when_run_again():
+    seed()
+    demo = User.objects.get(username="demo")
+    demo.set_password("changed-it-1")
+    demo.save(update_fields=["password"])
+    make_chat(demo, "scratch")
+    do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
+
+    output = seed()
+
+    assert "removed 4 chats" in output
+    assert User.objects.get(username="demo").pk == demo.pk
+    assert authenticate(username="demo", password="demo") is not None
+    assert demo_chats() == EXPECTED
+    assert Entry.objects.filter(chat__user=demo).count() == 6
+
+
+@pytest.mark.django_db
+def test_it_leaves_other_accounts_alone(chat):
+    seed()
+    seed()
+    assert Chat.objects.filter(pk=chat.pk).exists()

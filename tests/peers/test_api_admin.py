@@ -1,0 +1,40 @@
+"""The Django admin for peers: messages and activity read-only; limits through do_set_limits."""
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from peers import actions
+from peers.limits import current_limits, defaults
+from peers.models import Activity
+
+
+@pytest.fixture
+def admin_client(db):
+    admin = User.objects.create_superuser("root", password="root-password-1")
+    client = Client()
+    client.force_login(admin)
+    return client
+
+
+def test_it_lists_messages_and_activity_read_only(admin_client, sender, recipient):
+    message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
+    page = admin_client.get("/django-admin/peers/peermessage/")
+    assert page.status_code == 200 and message.pk in page.content.decode()
+    assert admin_client.get("/django-admin/peers/activity/").status_code == 200
+    detail = admin_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
+    assert detail.status_code == 200 and b"Which port?" in detail.content
+    assert admin_client.get("/django-admin/peers/peermessage/add/").status_code == 403
+
+
+def test_it_saves_limits_through_the_action(admin_client):
+    form = {**defaults(), "chat_per_hour": 45}
+    response = admin_client.post("/django-admin/peers/limits/add/", form)
+    assert response.status_code == 302
+    assert current_limits().chat_per_hour == 45
+    row = Activity.objects.get(action="limits")
+    assert "chat_per_hour=45" in row.detail
+    form["chat_per_hour"] = 0
+    again = admin_client.post("/django-admin/peers/limits/1/change/", form)
+    assert again.status_code == 200  # the form shows the error; nothing saved
+    assert current_limits().chat_per_hour == 45

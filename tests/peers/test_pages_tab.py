@@ -1,0 +1,203 @@
+"""The Peers tab: the switch, messages grouped by chat, connect, send, cancel."""
+
+from chats.actions import claim_next_turn, do_stop_chat
+from chats.models import Chat
+from peers import actions, delivery
+from peers.models import Activity, PeerMessage
+from tests.conftest import make_chat
+from tests.peers.conftest import reachable
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def tab(client, chat, query: str = "") -> str:
+    response = client.get(f"/chats/{chat.pk}/peers/{query}", **HTMX)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_it_puts_the_tab_in_the_chat_pages_side_panel(chat, owner_client):
+    html = owner_client.get(f"/chats/{chat.pk}/").content.decode()
+    assert '<section id="peers-tab"' in html
+    assert html.index('<aside class="side-panel">') < html.index('id="peers-tab"')
+    assert "crosstalk/peers.css" in html
+
+
+def test_it_refetches_the_tab_on_live_hints(chat, owner_client):
+    html = tab(owner_client, chat)
+    assert html.lstrip().startswith('<section id="peers-tab"')
+    assert "live-message from:body" in html and "live-chat from:body" in html
+    assert "live-resync from:body" in html and 'hx-select="#peers-live"' in html
+
+
+def test_it_groups_messages_by_the_other_chat_newest_first(owner, sender, recipient, owner_client):
+    third = make_chat(owner, "search", peers=True)
+    reachable(third)
+    actions.check_send_message(sender, to=recipient.pk, text="first to payments")
+    actions.check_send_message(recipient, to=sender.pk, text="payments answers")
+    actions.check_send_message(third, to=sender.pk, text="search says hi")
+
+    html = tab(owner_client, sender)
+
+    assert html.index(f'id="peer-{third.pk}"') < html.index(f'id="peer-{recipient.pk}"')
+    payments = html[html.index(f'id="peer-{recipient.pk}"') :]
+    assert payments.index("payments answers") < payments.index("first to payments")
+    assert "2 messages" in payments and "1 message<" in html
+    assert "Queued — waking it" in html
+
+
+def test_it_focuses_the_group_named_by_peer(sender, recipient, owner, owner_client):
+    third = make_chat(owner, "search", peers=True)
+    reachable(third)
+    actions.check_send_message(sender, to=recipient.pk, text="a")
+    actions.check_send_message(sender, to=third.pk, text="b")
+
+    html = tab(owner_client, sender, f"?peer={third.pk}")
+
+    assert f'class="peer-group focused" id="peer-{third.pk}" open' in html
+    assert f'class="peer-group" id="peer-{recipient.pk}">' in html
+    assert f'hx-get="/chats/{sender.pk}/peers/?peer={third.pk}"' in html
+    assert f'<option value="{third.pk}" selected>' in html
+
+
+def test_it_toggles_the_switch_from_the_tab(chat, owner_client):
+    assert 'aria-checked="true"' in tab(owner_client, chat)
+
+    response = owner_client.post(f"/chats/{chat.pk}/peers/", **HTMX)
+
+    assert response.status_code == 204
+    assert f"live-chat-{chat.pk}" in response["HX-Trigger"]
+    chat.refresh_from_db()
+    assert chat.peers is False
+    assert 'aria-checked="false"' in tab(owner_client, chat)
+    assert Activity.objects.filter(chat=chat, action="switch", detail="off").exists()
+
+    owner_client.post(f"/chats/{chat.pk}/peers/", {"enabled": "on"}, **HTMX)
+    chat.refresh_from_db()
+    assert chat.peers is True
+
+
+def test_it_connects_two_chats_with_a_brief(owner, chat, owner_client):
+    other = make_chat(owner, "payments", peers=False)
+    quiet = make_chat(owner, "never-ran", peers=False)
+    reachable(other)
+    assert other.pk in tab(owner_client, chat) and quiet.pk not in tab(owner_client, chat)
+
+    response = owner_client.post(
+        f"/chats/{chat.pk}/peers/connect/",
+        {"other": other.pk, "brief": "Agree on the port."},
+        **HTMX,
+    )
+
+    assert response.status_code == 200
+    assert "Connected: each chat got your brief." in response.content.decode()
+    other.refresh_from_db()
+    assert other.peers is True and Chat.objects.get(pk=chat.pk).peers is True
+    briefs = PeerMessage.objects.filter(sent_by="person", from_chat=None)
+    assert {m.to_chat_id for m in briefs} == {chat.pk, other.pk}
+    assert all("Agree on the port." in m.text for m in briefs)
+    assert "Agree on the port." in tab(owner_client, chat)
+
+
+def test_it_sends_as_this_chat(owner, sender, recipient, owner_client):
+    response = owner_client.post(
+        f"/chats/{sender.pk}/peers/send/",
+        {"to": recipient.pk, "sender": "chat", "text": "from the tab"},
+        **HTMX,
+    )
+
+    assert response.status_code == 200 and "live-message" in response["HX-Trigger"]
+    message = PeerMessage.objects.get(text="from the tab")
+    assert (message.sent_by, message.from_chat_id, message.to_chat_id) == (
+        "person",
+        sender.pk,
+        recipient.pk,
+    )
+    assert "Sent to payments-api" in response.content.decode()
+    assert "You, as this chat" in tab(owner_client, sender)
+
+
+def test_it_sends_as_yourself(owner, sender, recipient, owner_client):
+    owner_client.post(
+        f"/chats/{sender.pk}/peers/send/",
+        {"to": recipient.pk, "sender": "you", "text": "from me"},
+        **HTMX,
+    )
+
+    message = PeerMessage.objects.get(text="from me")
+    assert (message.sent_by, message.from_chat_id) == ("person", None)
+    assert '<span class="peer-name">You</span>' in tab(owner_client, recipient)
+
+
+def test_it_shows_answers_to_you_in_the_tab(owner, sender, recipient, owner_client):
+    actions.check_send_as_person(owner, from_chat=None, to=recipient.pk, text="status?")
+    turn = claim_next_turn("tests")  # the wake the question asked for
+    delivery.take_for_turn(turn)
+    turn.final_text = "all green"
+    [answer] = delivery.answer_from_final_text(turn)
+
+    html = tab(owner_client, recipient, "?peer=you")
+
+    assert answer.to_chat_id is None
+    assert 'id="peer-you" open' in html
+    assert "all green" in html and "Delivered — to you" in html
+
+
+def test_it_shows_a_refusal_inline_and_keeps_what_was_typed(sender, recipient, owner_client):
+    response = owner_client.post(
+        f"/chats/{sender.pk}/peers/send/",
+        {"to": recipient.pk, "sender": "chat", "text": "   "},
+        **HTMX,
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "The message is empty; write what you need to say." in html
+    assert f'<option value="{recipient.pk}" selected>' in html
+    assert '<textarea id="send-text" name="text" rows="3">   </textarea>' in html
+    assert not PeerMessage.objects.exists()
+
+
+def test_it_shows_a_connect_refusal_inline(owner, chat, other_chat, owner_client):
+    reachable(other_chat)
+    response = owner_client.post(
+        f"/chats/{chat.pk}/peers/connect/", {"other": other_chat.pk, "brief": ""}, **HTMX
+    )
+    assert "The message is empty" in response.content.decode()
+
+
+def test_it_refuses_a_send_to_a_chat_with_messaging_off(owner, sender, owner_client):
+    off = make_chat(owner, "quiet", peers=False)
+    response = owner_client.post(
+        f"/chats/{sender.pk}/peers/send/", {"to": off.pk, "sender": "chat", "text": "hi"}, **HTMX
+    )
+    assert "quiet does not take part" in response.content.decode()
+
+
+def test_it_renders_the_whole_page_for_a_refusal_without_htmx(sender, recipient, owner_client):
+    response = owner_client.post(
+        f"/chats/{sender.pk}/peers/send/", {"to": recipient.pk, "sender": "chat", "text": ""}
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" in html
+    assert "The message is empty" in html
+
+
+def test_it_redirects_after_a_send_without_htmx(sender, recipient, owner_client):
+    response = owner_client.post(
+        f"/chats/{sender.pk}/peers/send/", {"to": recipient.pk, "sender": "chat", "text": "hi"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"/chats/{sender.pk}/#peers-tab"
+
+
+def test_it_cancels_from_the_tab(sender, recipient, owner_client):
+    do_stop_chat(recipient)
+    message = actions.check_send_message(sender, to=recipient.pk, text="held")
+    assert f"/messages/{message.pk}/cancel/" in tab(owner_client, sender)
+
+    owner_client.post(f"/chats/{sender.pk}/messages/{message.pk}/cancel/", **HTMX)
+
+    html = tab(owner_client, sender)
+    assert "Cancelled — removed from the queue" in html
+    assert f"/messages/{message.pk}/cancel/" not in html

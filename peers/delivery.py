@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chats import actions as chat_actions
-from chats.models import Chat, Turn
+from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
 from peers import actions
 from peers.framing import frame_all  # noqa: F401  (the runner frames through here)
@@ -176,7 +176,8 @@ def hold_for_stopped(chat: Chat) -> None:
 def fail_delivery(turn: Turn, reason: str) -> None:
     """The chat's agent could not start: the messages of its turn never reached it."""
     with transaction.atomic():
-        messages = list(turn.messages_delivered.select_for_update(no_key=True))
+        locked = turn.messages_delivered.select_for_update(no_key=True, of=("self",))
+        messages = list(locked.select_related("from_chat", "to_chat"))
         now = timezone.now()
         PeerMessage.objects.filter(pk__in=[m.pk for m in messages]).update(
             state=State.NOT_DELIVERED,
@@ -188,6 +189,18 @@ def fail_delivery(turn: Turn, reason: str) -> None:
         for message in messages:
             message.state, message.detail = State.NOT_DELIVERED, reason[:200]
             actions.publish_message(message)
+            tell_sender_not_sent(message, reason)
+
+
+def tell_sender_not_sent(message: PeerMessage, reason: str) -> None:
+    if message.from_chat is None:
+        return  # the person sees the state on the Peers tab
+    chat_actions.do_add_entry(
+        message.from_chat,
+        kind=Entry.Kind.NOTICE,
+        text=f"Your message to {message.to_chat.name} was not sent: {reason}",
+        message_id=message.pk,
+    )
 
 
 def take_awaited_answer(message: PeerMessage) -> PeerMessage | None:

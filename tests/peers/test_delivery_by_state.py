@@ -157,6 +157,8 @@ def test_it_marks_messages_not_delivered_when_the_runner_cannot_start(sender, co
     message.refresh_from_db()
     assert message.state == State.NOT_DELIVERED
     assert message.detail == "the codex runner is not set up on this machine"
+    notice = sender.entries.get(kind="notice")
+    assert notice.message_id == message.pk and "was not sent" in notice.text
 
 
 def test_it_answers_a_waiting_call_whatever_the_senders_status(sender, recipient):

@@ -224,9 +224,12 @@ def do_stop_chat(chat: Chat) -> Chat:
     now = timezone.now()
     with transaction.atomic():
         chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
-        chat.turns.filter(state__in=[Turn.State.RUNNING, Turn.State.REQUESTED]).update(
+        ended = chat.turns.filter(state__in=[Turn.State.RUNNING, Turn.State.REQUESTED]).update(
             state=Turn.State.CANCELLED, ended_at=now, error="Stopped by you."
         )
+        if ended or chat.status != Status.STOPPED:
+            Entry.objects.create(chat=chat, kind=Entry.Kind.NOTICE, text="Stopped by you.")
+            events.publish(chat.user_id, "entry", chat=chat.pk)
         chat.status = Status.STOPPED
         chat.save(update_fields=["status", "updated_at"])
         signals.chat_stopped.send(Chat, chat=chat)

@@ -94,7 +94,7 @@ async def test_it_ends_a_stopped_turn_quietly_between_steps(chat, settings):
     assert chat.status == "stopped"
     assert (await fresh_turn(turn)).state == Turn.State.CANCELLED
     assert await texts(chat) == []
-    assert await texts(chat, Entry.Kind.NOTICE) == []
+    assert await texts(chat, Entry.Kind.NOTICE) == ["Stopped by you."]
 
 
 async def test_it_fails_agent_kinds_whose_runner_is_not_set_up(owner, fast_steps):

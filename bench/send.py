@@ -1,15 +1,17 @@
 """How fast is one send? POST /api/v1/agent/messages (no wait) against a bare Django
 view that does one INSERT, on one keep-alive connection, on whatever DATABASE_URL
-and REDIS_URL say (unset: a fresh SQLite file, var/bench.sqlite3).
+and REDIS_URL say (DATABASE_URL unset: SQLite in var/bench.sqlite3, so the dev
+database is left alone).
 
-    .venv/bin/python -m bench.send [--requests 2000] [--warmup 200] [--profile out.prof]
+    .venv/bin/python -m bench.send [--requests 2000] [--warmup 200] [--profile FILE]
 
 It migrates, makes a bench account with two reachable chats (the recipient
 stopped, so each message is held and no turn runs), raises the limits with
 `manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
-(Daphne) on a free loopback port with CROSSTALK_BENCH=1 and DEBUG=false, measures,
-stops the server and drops the bench account. With --profile the server runs
-under cProfile and only sends are made; the top costs are printed."""
+(Daphne) on a free loopback port with CROSSTALK_BENCH=1 and DEBUG=false, measures
+a floor (a JSON 404, no database), the bare view and the send, stops the server
+and drops the bench account. With --profile only sends are made, each profiled
+inside the server (bench/profiled_serve.py, pyinstrument); the call tree is printed."""
 
 import argparse
 import http.client
@@ -25,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+SERVER_LOG = ROOT / "var" / "bench-server.log"
 HIGH_LIMITS = [
     "chat_per_hour=10000",
     "pair_per_window=10000",
@@ -69,7 +72,9 @@ def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
         serve = ["-m", "bench.profiled_serve", str(port), profile, *options]
     else:
         serve = ["manage.py", "serve", "--port", str(port), *options]
-    server = subprocess.Popen([PYTHON, *serve], cwd=ROOT, env=env)
+    # Its log (a warning per floor 404) goes to a file, not between the figures.
+    with SERVER_LOG.open("w") as log:
+        server = subprocess.Popen([PYTHON, *serve], cwd=ROOT, env=env, stdout=log, stderr=log)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -78,7 +83,7 @@ def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
         except OSError:
             time.sleep(0.1)
     server.terminate()
-    raise SystemExit("the server did not start listening within 30 s")
+    raise SystemExit(f"the server did not start listening within 30 s; see {SERVER_LOG}")
 
 
 def stop_server(server: subprocess.Popen) -> None:
@@ -100,7 +105,7 @@ def run(conn, request, n: int) -> list[float]:
         data = response.read()
         latencies.append(time.perf_counter() - started)
         if response.status != expected:
-            raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}")
+            raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}; see {SERVER_LOG}")
     return latencies
 
 
@@ -174,6 +179,9 @@ def print_profile(path: str, client_mean_ms: float) -> None:
         f"queries; the rest of the {client_mean_ms:.2f} ms the client saw (HTTP, ASGI, "
         f"middleware, thread hops, closing the connection): {client_mean_ms - inside:.2f} ms"
     )
+    for key, seconds in totals.items():
+        if key.startswith("part "):
+            print(f"  {key[5:]:<16} {seconds / sends * 1000:6.2f} ms per send")
     if Path(path).exists():
         print(Path(path).read_text())
 

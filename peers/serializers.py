@@ -1,3 +1,4 @@
+from chats.serializers import iso
 from peers.models import Activity, PeerMessage
 
 State = PeerMessage.State
@@ -30,10 +31,6 @@ def words(message: PeerMessage) -> str:
         return "Cancelled — before it arrived"
     detail = DETAIL_WORDS.get(message.detail, "")
     return f"{label} — {detail}" if detail else label
-
-
-def iso(value) -> str | None:
-    return value.isoformat() if value else None
 
 
 def message_json(message: PeerMessage) -> dict:

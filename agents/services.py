@@ -12,6 +12,7 @@ from django.conf import settings
 
 from agents.dbthread import in_db_thread
 from agents.runner import TurnRunner, default_worker_id
+from chats import events
 from chats.actions import do_recover_interrupted_turns
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ def start_background_services() -> bool:
     if _loop is not None and not _loop.is_closed():
         return False
     _loop = loop
+    # Pushes from request threads leave through this loop without waiting on them.
+    events.use_server_loop(loop)
     _tasks.clear()
     if settings.TURNS_IN_PROCESS:
         spawn(loop, run_in_process_runner, "turn runner")

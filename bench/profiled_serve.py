@@ -68,7 +68,7 @@ PARTS = [
     ("peers.actions", "lock_account"),
     ("peers.actions", "current_limits"),
     ("peers.actions", "running_turn"),
-    ("peers.actions", "count_recent"),
+    ("peers.limits", "count_recent"),
     ("peers.actions", "do_send_message"),
     ("chats.events", "group_send"),
 ]

@@ -4,11 +4,23 @@ A push is a hint; pages refetch what changed from the database, so a lost push
 costs a refresh, never data.
 """
 
+import asyncio
+import logging
+from concurrent.futures import Future
+
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
 RUNNER_GROUP = "turn-runners"
+logger = logging.getLogger(__name__)
+# The server's event loop, once it runs (agents.services binds it).
+server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def use_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    global server_loop
+    server_loop = loop
 
 
 def account_group(user_id: int) -> str:
@@ -29,4 +41,23 @@ def group_send(group: str, event: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    loop = server_loop
+    if loop is not None and loop.is_running() and not on_loop(loop):
+        # In the server, a request's thread hands the push to the loop and goes
+        # on: the answer need not wait for Redis, and a push is only a hint.
+        future = asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop)
+        future.add_done_callback(log_failure)
+        return
     async_to_sync(layer.group_send)(group, event)
+
+
+def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def log_failure(future: Future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("A live push failed: %s", future.exception())

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Count, Q
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import User
@@ -17,7 +16,7 @@ from chats import events
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
 from chats.selectors import get_latest_entries
-from peers.limits import current_limits
+from peers.limits import check_limits, current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage, new_message_id
 from peers.selectors import TAKES_BETWEEN_STEPS, is_reachable, reach_since, reachable_chats
 
@@ -41,11 +40,14 @@ class Outgoing:
 
 
 def lock_account(user_id: int) -> None:
-    # One account's sends, wakes and list/read calls are counted under one row
-    # lock, so N racing senders can never push a counter past its limit.
-    # (SQLite: every transaction is IMMEDIATE, which serializes writers already.)
-    # NO KEY UPDATE: inserts referencing the row (KEY SHARE) must not deadlock with it.
-    User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()
+    """One account's sends, wakes and list/read calls are counted under one row
+    lock, so N racing senders can never push a counter past its limit.
+
+    NO KEY UPDATE: inserts that reference the row (KEY SHARE) must not deadlock
+    with it. SQLite has no row locks: its IMMEDIATE transactions already
+    serialize every writer, so the query would only cost time there."""
+    if connection.features.has_select_for_update:
+        User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()
 
 
 def record(
@@ -116,14 +118,23 @@ def send(
 ) -> PeerMessage:
     try:
         with transaction.atomic():
-            lock_account(out.user.pk)
-            recipient = Chat.objects.select_for_update(no_key=True).filter(pk=str(to), user=out.user).first()
+            recipient = lock_recipient(out.user, to)
             return check_and_send(
                 out, recipient, text=text, reply_to=reply_to, wait_seconds=wait_seconds
             )
     except Refusal as refusal:
         record_refusal(out, to, refusal)
         raise
+
+
+def lock_recipient(user: User, to: str) -> Chat | None:
+    """The recipient and its account, locked in one statement (see lock_account).
+
+    A missing recipient locks nothing: the send is refused anyway."""
+    chats = Chat.objects.filter(pk=str(to), user=user)
+    if not connection.features.has_select_for_update:
+        return chats.first()
+    return chats.select_related("user").select_for_update(no_key=True, of=("self", "user")).first()
 
 
 def check_and_send(
@@ -147,8 +158,10 @@ def check_and_send(
     waiting_answer = is_awaited(parent, recipient, now)
     wakes = would_wake(recipient, waiting_answer)
     check_limits(
-        out,
-        recipient,
+        user_id=out.user.pk,
+        sender=out.from_chat,
+        by_agent=out.by_agent,
+        recipient=recipient,
         chain=chain,
         wakes=wakes,
         now=now,
@@ -227,6 +240,8 @@ def check_reply_to(out: Outgoing, recipient: Chat, reply_to: str | None) -> Peer
 
 
 def running_turn(chat: Chat) -> Turn | None:
+    if chat.status != Status.RUNNING:
+        return None  # the chat was read in this request; no turn runs
     return chat.turns.filter(state=Turn.State.RUNNING).order_by("-started_at").first()
 
 
@@ -258,73 +273,6 @@ def would_wake(recipient: Chat, waiting_answer: bool) -> bool:
     if recipient.status != Status.IDLE or waiting_answer:
         return False
     return not recipient.turns.filter(state=Turn.State.REQUESTED).exists()
-
-
-def check_limits(
-    out: Outgoing, recipient: Chat, *, chain: str, wakes: bool, now, limits: Limits
-) -> None:
-    counts = count_recent(out, recipient, chain=chain, now=now, limits=limits)
-    if counts.get("chat_hour", 0) >= limits.chat_per_hour:
-        raise Refusal(
-            "limit_chat_hour",
-            f"This chat already sent {limits.chat_per_hour} messages "
-            "in the last hour. Carry on with your own work and try later.",
-        )
-    if counts.get("pair_window", 0) >= limits.pair_per_window:
-        raise Refusal(
-            "limit_pair_window",
-            f"{limits.pair_per_window} messages went between you "
-            f"and {recipient.name} in the last {limits.pair_window_minutes} minutes. "
-            "Wait before writing again.",
-        )
-    if counts.get("pair_without_you", 0) >= limits.pair_without_you:
-        raise Refusal(
-            "limit_pair_without_you",
-            f"You and {recipient.name} exchanged "
-            f"{limits.pair_without_you} messages since the person last wrote. Stop "
-            "messaging and tell the person what is still open between you.",
-        )
-    if wakes and counts.get("wakes", 0) >= limits.wakes_per_hour:
-        raise Refusal(
-            "limit_wakes",
-            f"{recipient.name} is idle and waking it would exceed "
-            f"{limits.wakes_per_hour} wakes an hour across the account. Try later.",
-        )
-    if counts.get("chain", 0) >= limits.chain_without_you:
-        raise Refusal(
-            "limit_chain",
-            f"This chain of messages reached {limits.chain_without_you} "
-            "without the person. Stop passing messages on and tell the person.",
-        )
-
-
-def count_recent(out: Outgoing, recipient: Chat, *, chain: str, now, limits: Limits) -> dict:
-    """Every counter a send needs, in one query."""
-    hour_ago = now - timedelta(hours=1)
-    filters = {"wakes": Q(woke=True, created_at__gte=hour_ago)}
-    if out.from_chat is not None:
-        pair = pair_key(out.from_chat.pk, recipient.pk)
-        filters["chat_hour"] = Q(from_chat=out.from_chat, created_at__gte=hour_ago)
-        window = now - timedelta(minutes=limits.pair_window_minutes)
-        filters["pair_window"] = Q(pair=pair, created_at__gte=window)
-        if out.by_agent:
-            since = max(
-                filter(None, [out.from_chat.person_wrote_at, recipient.person_wrote_at]),
-                default=None,
-            )
-            without = Q(pair=pair, sent_by=SentBy.AGENT)
-            filters["pair_without_you"] = without & Q(created_at__gt=since) if since else without
-    if out.by_agent:
-        filters["chain"] = Q(chain=chain, sent_by=SentBy.AGENT)
-    any_of = Q()
-    for condition in filters.values():
-        any_of |= condition
-    aggregates = {name: Count("pk", filter=condition) for name, condition in filters.items()}
-    return PeerMessage.objects.filter(any_of, user=out.user).aggregate(**aggregates)
-
-
-def pair_key(a: str, b: str) -> str:
-    return "|".join(sorted((a, b)))
 
 
 def route(recipient: Chat | None, *, waiting_answer: bool) -> tuple[str, str]:
@@ -440,9 +388,8 @@ def start_turn_for(message: PeerMessage, recipient: Chat | None) -> None:
 
 
 def publish_message(message: PeerMessage) -> None:
-    """One hint per change, to every page of the account (and to waiting calls)."""
-    for chat_id in {message.from_chat_id, message.to_chat_id} - {None}:
-        events.publish(message.user_id, "entry", chat=chat_id)
+    """One hint per change, to every page of the account and to waiting calls:
+    conversations, cards and the Peers tab all refetch on it."""
     events.publish(
         message.user_id,
         "message",
@@ -462,7 +409,9 @@ def publish_message(message: PeerMessage) -> None:
 def check_cancel_message(user: User, *, message_id: str) -> PeerMessage:
     with transaction.atomic():
         message = (
-            PeerMessage.objects.select_for_update(no_key=True).filter(pk=str(message_id), user=user).first()
+            PeerMessage.objects.select_for_update(no_key=True)
+            .filter(pk=str(message_id), user=user)
+            .first()
         )
         if message is None:
             raise Refusal("no_message", "There is no such message in your account.")

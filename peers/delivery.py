@@ -54,7 +54,9 @@ def mark_delivered(messages: list[PeerMessage], *, detail: str, turn: Turn | Non
 
 def take(chat: Chat, query, *, detail: str, turn: Turn | None) -> list[PeerMessage]:
     with transaction.atomic():
-        locked = PeerMessage.objects.select_for_update(no_key=True).filter(pk__in=query.values("pk"))
+        locked = PeerMessage.objects.select_for_update(no_key=True).filter(
+            pk__in=query.values("pk")
+        )
         ids = list(locked.values_list("pk", flat=True))
         messages = list(query.filter(pk__in=ids))
         mark_delivered(messages, detail=detail, turn=turn)

@@ -29,7 +29,10 @@ def test_it_sends_the_final_text_back_as_the_answer(sender, recipient):
     assert len(answers) == 1
     answer = answers[0]
     assert (answer.from_chat_id, answer.to_chat_id, answer.reply_to_id) == (
-        recipient.pk, sender.pk, question.pk)
+        recipient.pk,
+        sender.pk,
+        question.pk,
+    )
     assert answer.text == "It listens on 8080."
     assert answer.exchange == question.exchange and answer.chain == question.chain
     question.refresh_from_db()

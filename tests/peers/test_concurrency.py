@@ -20,7 +20,9 @@ def race_in_processes(jobs: list[tuple[str, str]], processes: int = 2) -> list[s
     db_name = str(connection.settings_dict["NAME"])
     share = len(jobs) // processes
     workers = [
-        context.Process(target=race.send_many, args=(db_name, jobs[i * share : (i + 1) * share], results))
+        context.Process(
+            target=race.send_many, args=(db_name, jobs[i * share : (i + 1) * share], results)
+        )
         for i in range(processes)
     ]
     for worker in workers:

@@ -187,7 +187,9 @@ def test_a_wait_that_ends_routes_a_late_answer_as_usual(sender, recipient):
     assert (answer.state, answer.detail) == (State.QUEUED, Detail.WAKING)
 
 
-def test_every_change_is_pushed_only_after_commit(sender, recipient, django_capture_on_commit_callbacks):
+def test_every_change_is_pushed_only_after_commit(
+    sender, recipient, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         send(sender, recipient)
     assert callbacks, "the send pushes nothing before its transaction commits"

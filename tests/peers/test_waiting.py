@@ -72,7 +72,9 @@ async def test_it_does_not_wait_for_a_stopped_chat(sender, recipient):
     assert answer is None and message.detail == "held_until_you_write"
 
 
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a channel layer across processes")
+@pytest.mark.skipif(
+    not os.environ.get("REDIS_URL"), reason="needs a channel layer across processes"
+)
 def test_it_takes_an_answer_sent_by_another_process(sender, recipient):
     context = multiprocessing.get_context("spawn")
     results = context.Queue()

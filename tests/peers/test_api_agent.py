@@ -14,24 +14,10 @@ from chats.actions import do_stop_chat
 from chats.models import Entry
 from peers import actions
 from peers.models import Activity, PeerMessage
+from tests.chats.test_chats_api import CHAT_FIELDS
 from tests.conftest import ApiClient, make_chat
 from tests.peers.conftest import reachable, running
 
-CHAT_FIELDS = {
-    "id",
-    "name",
-    "repository",
-    "branch",
-    "agent",
-    "model",
-    "permission_mode",
-    "origin",
-    "status",
-    "peers",
-    "last_ran_at",
-    "last_asked",
-    "last_answered",
-}
 MESSAGE_FIELDS = {
     "id",
     "from_chat",

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.keys import new_id
 from accounts.models import User
 from chats import actions as chat_actions
 from chats import events
@@ -17,7 +18,7 @@ from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
 from chats.selectors import get_latest_entries
 from peers.limits import check_limits, current_limits, pair_key
-from peers.models import Activity, Limits, PeerMessage, new_message_id
+from peers.models import Activity, Limits, PeerMessage
 from peers.selectors import TAKES_BETWEEN_STEPS, is_reachable, reach_since, reachable_chats
 
 State = PeerMessage.State
@@ -250,12 +251,12 @@ def chain_of(out: Outgoing, turn: Turn | None, parent: PeerMessage | None) -> tu
 
     The person's own messages and sends made outside any turn start a new one."""
     if not out.by_agent:
-        return new_message_id().replace("msg_", "chain_"), 1
+        return new_id("chain"), 1
     if parent is not None and (turn is None or not turn.chain):
         return parent.chain, parent.hop + 1
     if turn is not None and turn.chain:
         return turn.chain, turn.hop + 1
-    return new_message_id().replace("msg_", "chain_"), 1
+    return new_id("chain"), 1
 
 
 def is_awaited(parent: PeerMessage | None, recipient: Chat, now) -> bool:
@@ -309,29 +310,28 @@ def do_send_message(
     """Record the message and route it; the caller holds the account lock."""
     now = now or timezone.now()
     state, detail = route(recipient, waiting_answer=waiting_answer)
-    message_id = new_message_id()
     waits = wait > 0 and detail != Detail.HELD and out.from_chat is not None
-    message = PeerMessage.objects.create(
-        id=message_id,
+    message = PeerMessage(
         user=out.user,
         from_chat=out.from_chat,
         to_chat=recipient,
         sent_by=out.sent_by,
         text=text,
         reply_to=parent,
-        exchange=parent.exchange if parent else message_id,
         chain=chain,
         hop=hop,
-        pair=pair_key(out.from_chat.pk, recipient.pk) if out.from_chat and recipient else "",
         state=state,
         detail=detail,
         woke=wakes,
         sent_in_turn=turn,
-        waiting_until=now + timedelta(seconds=wait) if waits else None,
         created_at=now,
         state_changed_at=now,
+        waiting_until=now + timedelta(seconds=wait) if waits else None,
         delivered_at=now if state == State.DELIVERED else None,
     )
+    message.exchange = parent.exchange if parent else message.pk
+    message.pair = pair_key(out.from_chat.pk, recipient.pk) if out.from_chat and recipient else ""
+    message.save(force_insert=True)
     if parent is not None:
         PeerMessage.objects.filter(pk=parent.pk, answer__isnull=True).update(answer=message)
     add_entries(message, turn=turn)

@@ -445,31 +445,46 @@ def do_cancel_message(message: PeerMessage) -> None:
 
 
 def check_connect_chats(user: User, *, chat_ids: list[str], brief: str) -> list[PeerMessage]:
-    """Both switched on; each gets one message from the person naming the other."""
+    """Both switched on; each gets one message from the person naming the other.
+
+    All or nothing: a refusal of either message leaves both switches as they were."""
+    out = Outgoing(user, None, SentBy.PERSON)
     try:
-        first, second = connectable_chats(user, chat_ids, brief)
+        with transaction.atomic():
+            lock_account(user.pk)
+            pairs = connectable_chats(user, chat_ids, brief)
+            for chat, _ in pairs:
+                if not chat.peers:
+                    chat_actions.do_set_peers(chat, enabled=True)
+            record(
+                user.pk, Activity.Action.CONNECT, chat_id=pairs[0][0].pk, target_id=pairs[1][0].pk
+            )
+            return [
+                check_and_send(out, chat, text=text, reply_to=None, wait_seconds=0)
+                for chat, text in pairs
+            ]
     except Refusal as refusal:
-        record_refusal(Outgoing(user, None, SentBy.PERSON), None, refusal)
+        record_refusal(out, None, refusal)
         raise
-    with transaction.atomic():
-        for chat in (first, second):
-            if not chat.peers:
-                chat_actions.do_set_peers(chat, enabled=True)
-        record(user.pk, Activity.Action.CONNECT, chat_id=first.pk, target_id=second.pk)
-    return [
-        send(Outgoing(user, None, SentBy.PERSON), to=chat.pk, text=connect_text(other, brief))
-        for chat, other in ((first, second), (second, first))
-    ]
 
 
-def connectable_chats(user: User, chat_ids: list[str], brief: str) -> tuple[Chat, Chat]:
+def connectable_chats(user: User, chat_ids: list[str], brief: str) -> list[tuple[Chat, str]]:
+    """Each chat with the text it will get; the caller holds the account lock."""
     if len(chat_ids) != 2 or chat_ids[0] == chat_ids[1]:
         raise Refusal("invalid_input", "chats: name exactly two different chats.")
-    chats = {chat.pk: chat for chat in Chat.objects.filter(user=user, pk__in=chat_ids)}
+    found = Chat.objects.filter(user=user, pk__in=[str(i) for i in chat_ids])
+    if connection.features.has_select_for_update:
+        found = found.select_for_update(no_key=True)
+    chats = {chat.pk: chat for chat in found}
     if len(chats) != 2:
         raise no_chat()
-    check_text(brief, current_limits())
-    return chats[chat_ids[0]], chats[chat_ids[1]]
+    first, second = chats[chat_ids[0]], chats[chat_ids[1]]
+    limits = current_limits()
+    check_text(brief, limits)
+    pairs = [(first, connect_text(second, brief)), (second, connect_text(first, brief))]
+    for _, text in pairs:
+        check_text(text, limits)
+    return pairs
 
 
 def connect_text(other: Chat, brief: str) -> str:

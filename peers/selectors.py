@@ -77,13 +77,17 @@ def how_fast(chats: list[Chat]) -> dict[str, dict]:
 
 
 def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
-    """Messages to this chat that no agent has taken yet (a waiting call's answer excluded)."""
+    """Messages to this chat that no agent has taken yet.
+
+    An answer a call is still waiting for is the call's; once its wait is over
+    (the waiting process may have died) it reaches the chat like any other."""
     query = Q(state=State.PENDING) | Q(state=State.QUEUED)
     if not include_held:
         query &= ~Q(detail=Detail.HELD)
+    awaited = Q(detail=Detail.WAITING_CALL, reply_to__waiting_until__gt=timezone.now())
     return (
         PeerMessage.objects.filter(query, to_chat=chat)
-        .exclude(detail=Detail.WAITING_CALL)
+        .exclude(awaited)
         .select_related("from_chat", "reply_to")
         .order_by("created_at", "id")
     )

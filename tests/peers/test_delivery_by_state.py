@@ -1,6 +1,10 @@
 """SPEC.md's delivery table, row by row: from send to delivered (or cancelled)."""
 
+from datetime import timedelta
+
 import pytest
+import time_machine
+from django.utils import timezone
 
 from chats import actions as chat_actions
 from chats.models import Turn
@@ -193,3 +197,14 @@ def test_every_change_is_pushed_only_after_commit(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         send(sender, recipient)
     assert callbacks, "the send pushes nothing before its transaction commits"
+
+
+def test_an_answer_left_by_a_wait_that_died_reaches_the_chat_later(sender, recipient):
+    running(sender, "ask payments-api: which port?")
+    question = send(sender, recipient, wait_seconds=30)
+    answer = actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
+    assert answer.detail == Detail.WAITING_CALL
+
+    with time_machine.travel(timezone.now() + timedelta(seconds=31)):
+        taken = delivery.deliver_between_steps(sender)
+    assert [m.pk for m in taken] == [answer.pk]

@@ -4,6 +4,13 @@ from accounts import keys
 from accounts.models import ApiToken, User
 
 
+def do_set_password(user: User, *, password: str, activate: bool = False) -> None:
+    """Sets the password as given (operators' commands and the demo seed: no strength checks)."""
+    user.set_password(password)
+    user.is_active = user.is_active or activate
+    user.save(update_fields=["password", "is_active"])
+
+
 def do_create_api_token(user: User, *, name: str) -> tuple[ApiToken, str]:
     """Returns the token row and its secret; the secret is never stored."""
     secret = keys.new_secret("ctk")

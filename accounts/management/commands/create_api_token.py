@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from accounts.actions import do_create_api_token
+from accounts.actions import do_create_api_token, do_set_password
 from accounts.models import User
 
 
@@ -25,8 +25,7 @@ class Command(BaseCommand):
         user = self.find_user(username, create_user)
         if password is not None:
             # An operator's tool: the password is set as given, on purpose.
-            user.set_password(password)
-            user.save(update_fields=["password"])
+            do_set_password(user, password=password)
             self.stdout.write(f"Set the password of {username}.")
         token, secret = do_create_api_token(user, name=name)
         self.stdout.write(f"API token “{token.name}” for {username} (shown this once):")

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.actions import do_set_password
 from accounts.models import User
 from chats.actions import do_add_entry, do_create_chat, do_delete_chats
 from chats.models import Chat, Entry
@@ -46,9 +47,7 @@ class Command(BaseCommand):
         if created:
             user = User.objects.create_user(USERNAME)
         # A known, weak password on purpose: this is the local demo account.
-        user.set_password(PASSWORD)
-        user.is_active = True
-        user.save(update_fields=["password", "is_active"])
+        do_set_password(user, password=PASSWORD, activate=True)
         return user, created
 
     def create_chat(self, user, name, repository, branch, peers, asked, answered) -> Chat:

@@ -14,7 +14,6 @@ from functools import wraps
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import Q
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from pydantic import BaseModel
@@ -29,7 +28,14 @@ from peers import actions, waiting
 from peers.delivery import check_mark_seen
 from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput, parse
 from peers.models import Activity, PeerMessage
-from peers.selectors import access_message, how_fast, inbox, messages_of_chat, reachable_chats
+from peers.selectors import (
+    access_message,
+    account_activity,
+    how_fast,
+    inbox,
+    messages_of_chat,
+    reachable_chats,
+)
 from peers.serializers import activity_json, iso, message_json
 
 LONGEST_POLL = 60
@@ -315,14 +321,6 @@ class ActivityApi(ApiView):
     """Activity rows, newest first; `chat` matches rows whose chat, target or message involve it."""
 
     def get(self, request, caller: Caller) -> dict:
-        rows = Activity.objects.filter(user=caller.user)
         chat_id = request.GET.get("chat")
-        if chat_id is not None:
-            chat = access_chat(caller.user, chat_id)
-            rows = rows.filter(
-                Q(chat=chat)
-                | Q(target=chat)
-                | Q(message__from_chat=chat)
-                | Q(message__to_chat=chat)
-            )
-        return paginated(request, rows, activity_json)
+        chat = access_chat(caller.user, chat_id) if chat_id is not None else None
+        return paginated(request, account_activity(caller.user, chat), activity_json)

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from chats.models import Chat
 from peers.limits import current_limits
-from peers.models import PeerMessage
+from peers.models import Activity, PeerMessage
 
 State = PeerMessage.State
 Detail = PeerMessage.Detail
@@ -110,3 +110,27 @@ def access_message(user, message_id: str) -> PeerMessage | None:
         .filter(pk=str(message_id), user=user)
         .first()
     )
+
+
+def account_activity(user, chat: Chat | None = None):
+    """Newest first; a chat's filter matches rows whose chat, target or message involves it."""
+    rows = Activity.objects.filter(user=user).select_related("chat", "target")
+    if chat is not None:
+        rows = rows.filter(
+            Q(chat=chat) | Q(target=chat) | Q(message__from_chat=chat) | Q(message__to_chat=chat)
+        )
+    return rows.order_by("-created_at", "-id")
+
+
+def recent_chats(chat: Chat, *, since) -> list[Chat]:
+    """The account's other chats that ran since then, switched on or not (Connect a chat)."""
+    return list(
+        Chat.objects.filter(user_id=chat.user_id, last_ran_at__gte=since)
+        .exclude(pk=chat.pk)
+        .order_by("-last_ran_at")
+    )
+
+
+def switched_on_chats(chat: Chat) -> list[Chat]:
+    """The account's other chats that take part (the person may write to any of them)."""
+    return list(Chat.objects.filter(user_id=chat.user_id, peers=True).exclude(pk=chat.pk))

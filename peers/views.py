@@ -12,7 +12,6 @@ from django import forms
 from django.contrib import messages as flash
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.paginator import Paginator
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,8 +24,15 @@ from chats.refusals import Refusal
 from chats.views import chat_or_404
 from peers.actions import check_cancel_message, check_connect_chats, check_send_as_person
 from peers.limits import current_limits
-from peers.models import Activity, PeerMessage
-from peers.selectors import access_message, messages_of_chat, reach_since
+from peers.models import PeerMessage
+from peers.selectors import (
+    access_message,
+    account_activity,
+    messages_of_chat,
+    reach_since,
+    recent_chats,
+    switched_on_chats,
+)
 from peers.serializers import words
 
 CARD_TEMPLATE = "peers/_card.html"
@@ -128,20 +134,6 @@ def group_messages(chat: Chat, messages: list[PeerMessage]) -> list[PeerGroup]:
     return list(groups.values())
 
 
-def connectable_chats(chat: Chat, limits) -> list[Chat]:
-    """The account's other chats that ran within the reach window, switched on or not."""
-    return list(
-        Chat.objects.filter(user_id=chat.user_id, last_ran_at__gte=reach_since(limits))
-        .exclude(pk=chat.pk)
-        .order_by("-last_ran_at")
-    )
-
-
-def sendable_chats(chat: Chat) -> list[Chat]:
-    """The person may write to any other chat that takes part."""
-    return list(Chat.objects.filter(user_id=chat.user_id, peers=True).exclude(pk=chat.pk))
-
-
 def tab_context(
     request: HttpRequest,
     chat: Chat,
@@ -158,9 +150,9 @@ def tab_context(
         "peer": peer,
         "groups": group_messages(chat, messages),
         "connect_form": connect_form or ConnectForm(),
-        "connect_choices": connectable_chats(chat, limits),
+        "connect_choices": recent_chats(chat, since=reach_since(limits)),
         "send_form": send_form or SendForm(initial={"to": peer, "sender": "chat"}),
-        "send_choices": sendable_chats(chat),
+        "send_choices": switched_on_chats(chat),
         "reach_hours": limits.reach_hours,
         **extra,
     }
@@ -265,16 +257,6 @@ class CancelView(LoginRequiredMixin, View):
 
 
 # The activity page ------------------------------------------------------------
-
-
-def account_activity(user, chat: Chat | None):
-    """Newest first; a chat's filter matches rows whose chat, target or message involves it."""
-    rows = Activity.objects.filter(user=user).select_related("chat", "target")
-    if chat is not None:
-        rows = rows.filter(
-            Q(chat=chat) | Q(target=chat) | Q(message__from_chat=chat) | Q(message__to_chat=chat)
-        )
-    return rows.order_by("-created_at", "-id")
 
 
 class ActivityView(LoginRequiredMixin, View):

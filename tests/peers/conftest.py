@@ -3,7 +3,7 @@ from django.utils import timezone
 
 from chats import actions as chat_actions
 from chats.models import Chat
-from tests.conftest import make_chat
+from tests.conftest import ApiClient, make_chat
 
 
 def reachable(*chats: Chat) -> None:
@@ -40,3 +40,13 @@ def codex_chat(owner):
     chat = make_chat(owner, "billing-worker", agent="codex", peers=True)
     reachable(chat)
     return chat
+
+
+@pytest.fixture
+def api(sender):
+    return ApiClient(sender.agent_key)
+
+
+@pytest.fixture
+def other_api(recipient):
+    return ApiClient(recipient.agent_key)

@@ -38,16 +38,6 @@ MESSAGE_FIELDS = {
 }
 
 
-@pytest.fixture
-def api(sender):
-    return ApiClient(sender.agent_key)
-
-
-@pytest.fixture
-def other_api(recipient):
-    return ApiClient(recipient.agent_key)
-
-
 def send(api: ApiClient, to: str, text: str = "which port?", **fields):
     return api.call("POST", "/api/v1/agent/messages", {"to": to, "text": text, **fields})
 

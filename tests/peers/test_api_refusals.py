@@ -44,16 +44,6 @@ def sent(response) -> dict:
 
 
 @pytest.fixture
-def api(sender):
-    return ApiClient(sender.agent_key)
-
-
-@pytest.fixture
-def other_api(recipient):
-    return ApiClient(recipient.agent_key)
-
-
-@pytest.fixture
 def third_chat(owner):
     chat = make_chat(owner, "search", peers=True)
     reachable(chat)

@@ -5,7 +5,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import events, signals
+from chats import agent_kinds, events, signals
 from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
@@ -17,6 +17,10 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
     if spec.agent == Chat.Agent.COMMAND and not spec.command:
         raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
+    # Said now rather than by a failed first turn: no folder here, no CLI installed.
+    problem = agent_kinds.why_not_ready(spec.agent, folder=spec.folder, command=spec.command)
+    if problem is not None:
+        raise Refusal("invalid_input", problem)
     if name_taken(user, spec.name):
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}; pick another.")
     fields = spec.model_dump()
@@ -165,6 +169,38 @@ def do_add_entry(
     return entry
 
 
+def do_set_entry_text(entry: Entry, *, text: str) -> None:
+    """A CLI's answer as it grows: one entry, rewritten (the runner coalesces deltas)."""
+    entry.text = text
+    entry.save(update_fields=["text"])
+    events.publish(entry.chat.user_id, "entry", chat=entry.chat_id)
+
+
+def do_issue_turn_key(turn: Turn) -> str:
+    """A key that acts as the chat while this turn runs, for a hosted CLI (shown to it only)."""
+    secret = keys.new_secret("cak")
+    turn.key_digest = keys.digest(secret)
+    turn.save(update_fields=["key_digest"])
+    return secret
+
+
+def do_record_run(
+    turn: Turn, *, exit_code: int | None, duration_seconds: float, cost_usd: float | None
+) -> None:
+    """What the agent's process reported, kept on the turn whichever way it ended."""
+    turn.exit_code, turn.duration_seconds, turn.cost_usd = exit_code, duration_seconds, cost_usd
+    turn.save(update_fields=["exit_code", "duration_seconds", "cost_usd"])
+
+
+def do_set_session(chat: Chat, *, session_id: str) -> None:
+    """The CLI's session, recorded after a turn so that the next one resumes it."""
+    if chat.session_id == session_id:
+        return
+    chat.session_id = session_id
+    chat.save(update_fields=["session_id", "updated_at"])
+    events.publish(chat.user_id, "chat", chat=chat.pk)
+
+
 def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> bool:
     """End a turn that ran to its end; False when the person stopped it meanwhile."""
     with transaction.atomic():
@@ -173,13 +209,23 @@ def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> 
         if not ended:
             return False
         if final_text:
-            Entry.objects.create(chat=chat, turn=turn, kind=Entry.Kind.ANSWER, text=final_text)
+            put_answer(turn, final_text)
             chat.last_answered = final_text
         chat.status = Status.WAITING if background else Status.IDLE
         chat.save(update_fields=["status", "last_answered", "updated_at"])
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True
+
+
+def put_answer(turn: Turn, text: str) -> None:
+    """The final text; a CLI's answer already shown as it grew becomes it, not a second entry."""
+    last = turn.entries.order_by("-created_at", "-id").first()
+    if last is not None and last.kind == Entry.Kind.ANSWER:
+        last.text = text
+        last.save(update_fields=["text"])
+    else:
+        Entry.objects.create(chat_id=turn.chat_id, turn=turn, kind=Entry.Kind.ANSWER, text=text)
 
 
 def do_fail_turn(turn: Turn, *, error: str) -> bool:
@@ -192,6 +238,7 @@ def do_fail_turn(turn: Turn, *, error: str) -> bool:
         )
         chat.status = Status.FAILED
         chat.save(update_fields=["status", "updated_at"])
+        signals.chat_failed.send(Chat, chat=chat)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True

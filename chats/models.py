@@ -51,6 +51,8 @@ class Chat(models.Model):
     # When the person last wrote to this chat; the "without you" limits count from here.
     person_wrote_at = models.DateTimeField(null=True, blank=True)
     agent_key_digest = models.CharField(max_length=64, unique=True)
+    # The CLI's own session (Claude/Gemini session id, Codex thread id): later turns resume it.
+    session_id = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -96,6 +98,13 @@ class Turn(models.Model):
     chain = models.CharField(max_length=32, blank=True)
     hop = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=100, blank=True)
+    # A hosted CLI's credential: the digest of a key that acts as the chat only while
+    # this turn runs (chats.selectors.chat_for_agent_key), so no chat key is ever stored.
+    key_digest = models.CharField(max_length=64, blank=True, db_index=True)
+    # What the agent's process reported: exit status, wall time, cost (None: not reported).
+    exit_code = models.IntegerField(null=True, blank=True)
+    duration_seconds = models.FloatField(null=True, blank=True)
+    cost_usd = models.FloatField(null=True, blank=True)
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -115,6 +124,8 @@ class Entry(models.Model):
         PEER_IN = "peer_in", "Message from a chat"
         PEER_OUT = "peer_out", "Message to a chat"
         NOTICE = "notice", "Notice"
+        # A step of a CLI agent: first line "name · short argument", then the details.
+        TOOL = "tool", "Tool call"
 
     chat = models.ForeignKey(Chat, models.CASCADE, related_name="entries")
     turn = models.ForeignKey(Turn, models.SET_NULL, null=True, blank=True, related_name="entries")

@@ -1,5 +1,5 @@
 from accounts.keys import digest
-from chats.models import Chat, Entry
+from chats.models import Chat, Entry, Turn
 from chats.refusals import no_chat
 
 
@@ -13,7 +13,13 @@ def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
 
 
 def chat_for_agent_key(secret: str) -> Chat | None:
-    return Chat.objects.select_related("user").filter(agent_key_digest=digest(secret)).first()
+    """The chat's own key, or the key of one of its hosted turns while that turn runs."""
+    hashed = digest(secret)
+    chat = Chat.objects.select_related("user").filter(agent_key_digest=hashed).first()
+    if chat is not None:
+        return chat
+    turn = Turn.objects.filter(key_digest=hashed, state=Turn.State.RUNNING).first()
+    return Chat.objects.select_related("user").get(pk=turn.chat_id) if turn else None
 
 
 def get_latest_entries(chat: Chat, *, limit: int = 50) -> list[Entry]:

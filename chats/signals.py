@@ -6,3 +6,5 @@ from django.dispatch import Signal
 chat_stopped = Signal()
 # chat, enabled, by_chat: its agent-to-agent switch changed; inside the transaction.
 peers_switched = Signal()
+# chat: its turn failed (the agent is gone); sent inside the failing transaction.
+chat_failed = Signal()

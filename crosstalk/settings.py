@@ -84,6 +84,13 @@ TURNS_IN_PROCESS = env.env_bool("TURNS_IN_PROCESS", True)
 # How many turns one runner process works on at once.
 TURNS_CONCURRENCY = int(env.env_float("TURNS_CONCURRENCY", 16, minimum=1))
 
+# Longest a hosted agent's turn (a CLI's process) may run before its group is killed.
+TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)
+# Where hosted CLIs reach this server (their MCP server and hooks); per process group.
+CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PORT', '8000')}")
+# Per-chat configuration the runner writes for hosted CLIs (never into the person's repo).
+AGENTS_DIR = VAR_DIR / "agents"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

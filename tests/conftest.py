@@ -1,6 +1,7 @@
 """Three personas (CONVENTIONS.md): the owner, a second chat of the owner, an outsider."""
 
 import json
+import tempfile
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -27,7 +28,27 @@ def no_runner_in_tests(settings):
     settings.TURNS_IN_PROCESS = False
 
 
+# The CLI agent kinds, and the variable that points at each one's program.
+CLI_BINS = {"claude-code": "CLAUDE_BIN", "codex": "CODEX_BIN", "gemini": "GEMINI_BIN"}
+STAND_IN = "#!/bin/sh\necho 'a stand-in CLI: this test runs no real agent' >&2\nexit 3\n"
+
+
+@pytest.fixture(autouse=True)
+def stand_in_clis(monkeypatch, tmp_path_factory, settings):
+    """Chats of the CLI kinds can be created in any test: each CLI is a stand-in that
+    fails its turns, unless a test points CLAUDE_BIN (…) at a real one."""
+    program = tmp_path_factory.getbasetemp() / "stand-in-cli"
+    if not program.exists():
+        program.write_text(STAND_IN)
+        program.chmod(0o755)
+    for variable in CLI_BINS.values():
+        monkeypatch.setenv(variable, str(program))
+    settings.AGENTS_DIR = tmp_path_factory.mktemp("agents")
+
+
 def make_chat(user, name: str, **fields):
+    if fields.get("agent") in CLI_BINS:
+        fields.setdefault("folder", tempfile.gettempdir())
     chat, key = check_create_chat(user, spec=ChatCreate(name=name, **fields))
     chat.agent_key = key
     return chat

@@ -9,7 +9,12 @@ from agents.adapters.base import (
     TurnResult,
     TurnStopped,
 )
+from agents.adapters.claude_code import ClaudeCodeAgent
+from agents.adapters.codex import CodexAgent
+from agents.adapters.command import CommandAgent
 from agents.adapters.demo import DemoAgent
+from agents.adapters.gemini import GeminiAgent
+from chats import agent_kinds
 from chats.models import Chat
 
 __all__ = [
@@ -20,12 +25,26 @@ __all__ = [
     "TurnResult",
     "TurnStopped",
     "adapter_for",
+    "declare_what_each_kind_takes",
 ]
 
-# Agent kind → adapter class. The command-line agents join in a later issue.
-ADAPTERS: dict[str, type[Adapter]] = {Chat.Agent.DEMO: DemoAgent}
+# Agent kind → adapter class.
+ADAPTERS: dict[str, type[Adapter]] = {
+    Chat.Agent.DEMO: DemoAgent,
+    Chat.Agent.CLAUDE_CODE: ClaudeCodeAgent,
+    Chat.Agent.CODEX: CodexAgent,
+    Chat.Agent.GEMINI: GeminiAgent,
+    Chat.Agent.COMMAND: CommandAgent,
+}
 
 
 def adapter_for(chat: Chat) -> Adapter:
     adapter = ADAPTERS.get(chat.agent)
     return adapter() if adapter is not None else NotSetUpAdapter(chat.agent)
+
+
+def declare_what_each_kind_takes() -> None:
+    """peers routes by chats.agent_kinds.takes(kind); each adapter's `takes` is the source."""
+    for kind, adapter in ADAPTERS.items():
+        check = getattr(adapter, "why_not_ready", None)
+        agent_kinds.declare(kind, adapter.takes, check=check)

@@ -53,7 +53,9 @@ class TurnContext:
 
 
 class Adapter:
-    # Agents that keep going with messages that arrive as they finish (a Stop hook).
+    # What a running turn can take (chats.agent_kinds): between steps, as it finishes, inbox.
+    takes: frozenset[str] = frozenset()
+    # The runner itself offers messages as the turn finishes (the demo; CLIs use a Stop hook).
     takes_messages_as_finished = False
 
     async def run(self, ctx: TurnContext) -> TurnResult:

@@ -97,13 +97,15 @@ async def test_it_ends_a_stopped_turn_quietly_between_steps(chat, settings):
     assert await texts(chat, Entry.Kind.NOTICE) == ["Stopped by you."]
 
 
-async def test_it_fails_agent_kinds_whose_runner_is_not_set_up(owner, fast_steps):
+async def test_it_fails_a_chat_whose_cli_is_missing(owner, fast_steps, monkeypatch, tmp_path):
     builder = await sync_to_async(make_chat)(owner, "builder", agent="claude-code")
+    monkeypatch.delenv("CLAUDE_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
     await prompt(builder, "build it")
     await run_all()
 
     builder = await fresh(builder)
     assert builder.status == "failed"
     assert await texts(builder, Entry.Kind.NOTICE) == [
-        "The turn failed: the claude-code runner is not set up on this machine yet"
+        "The turn failed: `claude` was not found on PATH (set CLAUDE_BIN to its path)"
     ]

@@ -153,9 +153,13 @@ async def test_it_never_follows_directives_in_a_message(chat, other_chat, fast_s
     assert woken.prompt == "" and woken.input.startswith("<peer-message ")
 
 
-async def test_it_marks_messages_not_delivered_when_the_agent_cannot_start(chat, owner, fast_steps):
+async def test_it_marks_messages_not_delivered_when_the_agent_cannot_start(
+    chat, owner, fast_steps, monkeypatch, tmp_path
+):
     builder = await sync_to_async(make_chat)(owner, "builder", agent="codex", peers=True)
-    await ran_once(builder)  # fails: no codex runner here, but it counts as having run
+    monkeypatch.delenv("CODEX_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    await ran_once(builder)  # fails: no codex here, but it counts as having run
     message = await send(chat, builder, "please build")
     assert message.detail == "held_until_you_write"
 
@@ -163,9 +167,7 @@ async def test_it_marks_messages_not_delivered_when_the_agent_cannot_start(chat,
     await run_all()
 
     await sync_to_async(message.refresh_from_db)()
+    missing = "`codex` was not found on PATH (set CODEX_BIN to its path)"
     assert message.state == "not_delivered"
-    assert message.detail == "the codex runner is not set up on this machine yet"
-    assert (
-        await texts(builder, Entry.Kind.NOTICE)
-        == ["The turn failed: the codex runner is not set up on this machine yet"] * 2
-    )
+    assert message.detail == missing
+    assert await texts(builder, Entry.Kind.NOTICE) == [f"The turn failed: {missing}"] * 2

@@ -1,0 +1,173 @@
+"""What every command-line agent shares: find the program, configure the turn,
+run it as a process (agents.process), stream its events into the conversation,
+and turn how it ended into the turn's result or a failure the person can act on.
+
+Each subclass knows one CLI: its argv, its extra environment, its parser."""
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from agents.adapters.base import (
+    Adapter,
+    AgentFailed,
+    AgentUnavailable,
+    TurnContext,
+    TurnResult,
+    TurnStopped,
+)
+from agents.adapters.events import Event
+from agents.adapters.output import TurnOutput
+from agents.adapters.setup import HostedSetup, hosted_setup
+from agents.dbthread import in_db_thread
+from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
+from chats.actions import do_issue_turn_key, do_record_run, do_set_session, turn_is_running
+from chats.models import Chat
+
+STDERR_LINES = 6
+
+
+@dataclass(slots=True)
+class HostedRun:
+    chat: Chat
+    binary: str
+    prompt: str
+    setup: HostedSetup
+    workdir: str
+
+
+def find_program(program: str, variable: str) -> str | None:
+    """The CLI at $VARIABLE, else on PATH; None when neither has it."""
+    configured = os.environ.get(variable, "").strip()
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    return shutil.which(program)
+
+
+def missing_folder(folder: str) -> str | None:
+    """Why this cannot be a chat's working folder, or None."""
+    if not folder:
+        return "the chat has no working folder (set `folder`)"
+    if not Path(folder).is_dir():
+        return f"the working folder {folder} does not exist on this machine"
+    return None
+
+
+class CliAdapter(Adapter):
+    kind = ""
+    program = ""
+    bin_variable = ""
+    takes: frozenset[str] = frozenset()
+
+    # What a subclass says -------------------------------------------------------
+
+    def argv(self, run: HostedRun) -> list[str]:
+        raise NotImplementedError
+
+    def env(self, run: HostedRun) -> dict[str, str]:
+        return {}
+
+    def stdin(self, run: HostedRun) -> str | None:
+        return None
+
+    def parse(self, line: str) -> list[Event]:
+        raise NotImplementedError
+
+    @classmethod
+    def why_not_ready(cls, *, folder: str, command: str) -> str | None:
+        """Checked when a chat is created: "field: sentence", so a form shows it by the field."""
+        if (problem := missing_folder(folder)) is not None:
+            return f"folder: {problem}."
+        if find_program(cls.program, cls.bin_variable) is None:
+            return f"agent: {cls.not_found()}."
+        return None
+
+    @classmethod
+    def not_found(cls) -> str:
+        where = os.environ.get(cls.bin_variable, "").strip()
+        if where:
+            return f"{cls.bin_variable}={where} is not an executable file"
+        return f"`{cls.program}` was not found on PATH (set {cls.bin_variable} to its path)"
+
+    def program_name(self, chat: Chat) -> str:
+        return self.program
+
+    def workdir(self, chat: Chat) -> str:
+        if (problem := missing_folder(chat.folder)) is not None:
+            raise AgentUnavailable(problem)
+        return chat.folder
+
+    def binary(self, chat: Chat) -> str:
+        found = find_program(self.program, self.bin_variable)
+        if found is None:
+            raise AgentUnavailable(self.not_found())
+        return found
+
+    # One turn ----------------------------------------------------------------------
+
+    async def run(self, ctx: TurnContext) -> TurnResult:
+        binary, workdir = self.binary(ctx.chat), self.workdir(ctx.chat)
+        key = await in_db_thread(do_issue_turn_key)(ctx.turn)
+        setup = await in_db_thread(hosted_setup)(ctx.chat, key=key)
+        run = HostedRun(ctx.chat, binary, ctx.input, setup, workdir)
+        output = TurnOutput(ctx.turn)
+        outcome = await self.start(ctx, self.spec(run, key), output)
+        await output.flush()
+        await self.record(ctx, outcome, output)
+        return self.result(outcome, output, self.program_name(ctx.chat))
+
+    def spec(self, run: HostedRun, key: str) -> ProcessSpec:
+        crosstalk = {"CROSSTALK_URL": settings.CROSSTALK_URL, "CROSSTALK_KEY": key}
+        env = {**run.setup.env, **self.env(run), **crosstalk}
+        return ProcessSpec(self.argv(run), cwd=run.workdir, env=env, stdin=self.stdin(run))
+
+    async def start(self, ctx: TurnContext, spec: ProcessSpec, output: TurnOutput):
+        async def on_line(line: str) -> None:
+            await output.take(self.parse(line))
+
+        async def still_running() -> bool:
+            return await in_db_thread(turn_is_running)(ctx.turn.pk)
+
+        try:
+            return await run_process(
+                spec,
+                on_line=on_line,
+                timeout=settings.TURN_TIMEOUT_SECONDS,
+                still_running=still_running,
+            )
+        except OSError as error:
+            raise AgentUnavailable(f"`{spec.argv[0]}` could not start: {error}") from None
+
+    async def record(self, ctx: TurnContext, outcome: ProcessOutcome, output: TurnOutput) -> None:
+        await in_db_thread(do_record_run)(
+            ctx.turn,
+            exit_code=outcome.exit_code,
+            duration_seconds=outcome.duration_seconds,
+            cost_usd=output.cost_usd,
+        )
+        if output.session_id:
+            await in_db_thread(do_set_session)(ctx.chat, session_id=output.session_id)
+
+    def result(self, outcome: ProcessOutcome, output: TurnOutput, program: str) -> TurnResult:
+        if outcome.ended == Ended.STOPPED:
+            raise TurnStopped
+        if outcome.ended == Ended.TIMED_OUT:
+            limit = f"{settings.TURN_TIMEOUT_SECONDS:g}"
+            raise AgentFailed(f"`{program}` ran past {limit} s and was stopped")
+        if outcome.exit_code != 0:
+            raise AgentFailed(exit_failure(program, outcome))
+        if output.failure:
+            raise AgentFailed(output.failure)
+        return TurnResult(output.final_text)
+
+
+def exit_failure(program: str, outcome: ProcessOutcome) -> str:
+    """`claude` exited with status 1: <the last lines of its stderr>."""
+    code = outcome.exit_code
+    killed = code is not None and code < 0
+    how = f"was killed by signal {-code}" if killed else f"exited with status {code}"
+    tail = "\n".join(outcome.stderr_tail.splitlines()[-STDERR_LINES:])
+    return f"`{program}` {how}" + (f": {tail}" if tail else "")

@@ -1,0 +1,85 @@
+"""Codex, headless: `codex exec --json --skip-git-repo-check PROMPT`, later
+`codex exec resume --json THREAD PROMPT`, with CODEX_HOME per chat (where its
+sessions live, so a resume finds them).
+
+Its stream: `thread.started{thread_id}`, `item.started/completed` of
+`command_execution`, `mcp_tool_call`, `file_change`, `agent_message{text}`,
+`error` (warnings), then `turn.completed` or `turn.failed` / `error`."""
+
+from agents.adapters.cli import CliAdapter, HostedRun
+from agents.adapters.events import Event, Failure, Said, Session, ToolCall, json_line
+from chats.agent_kinds import AS_FINISHED, BETWEEN_STEPS
+from chats.models import Chat
+
+SANDBOXES = {"read-only", "workspace-write", "danger-full-access"}
+DEFAULT_SANDBOX = "workspace-write"
+
+
+class CodexAgent(CliAdapter):
+    kind = Chat.Agent.CODEX
+    program = "codex"
+    bin_variable = "CODEX_BIN"
+    takes = frozenset({BETWEEN_STEPS, AS_FINISHED})
+
+    def argv(self, run: HostedRun) -> list[str]:
+        chat = run.chat
+        sandbox = chat.permission_mode if chat.permission_mode in SANDBOXES else DEFAULT_SANDBOX
+        # Headless: never ask for an approval nobody can give; the sandbox is the limit.
+        options = ["--json", "--skip-git-repo-check", "-c", 'approval_policy="never"']
+        options += ["-c", f'sandbox_mode="{sandbox}"', *run.setup.argv_extra]
+        if chat.model:
+            options += ["-m", chat.model]
+        if chat.session_id:
+            return [run.binary, "exec", "resume", *options, chat.session_id, run.prompt]
+        return [run.binary, "exec", *options, run.prompt]
+
+    def parse(self, line: str) -> list[Event]:
+        return parse_codex_line(line)
+
+
+def parse_codex_line(line: str) -> list[Event]:
+    data = json_line(line)
+    if data is None:
+        return []
+    kind = data.get("type")
+    if kind == "thread.started" and data.get("thread_id"):
+        return [Session(data["thread_id"])]
+    if kind == "item.started":
+        return started_item(data.get("item") or {})
+    if kind == "item.completed":
+        return completed_item(data.get("item") or {})
+    if kind == "turn.failed":
+        return [Failure(f"codex reported an error: {error_text(data.get('error'))}")]
+    if kind == "error":
+        return [Failure(f"codex reported an error: {error_text(data)}")]
+    return []
+
+
+def started_item(item: dict) -> list[Event]:
+    """Steps show when they start, so a long command is visible while it runs."""
+    kind = item.get("type")
+    if kind == "command_execution":
+        return [ToolCall("shell", {"command": item.get("command", "")})]
+    if kind == "mcp_tool_call":
+        name = f"mcp__{item.get('server', '?')}__{item.get('tool', '?')}"
+        return [ToolCall(name, item.get("arguments") or {})]
+    if kind == "web_search":
+        return [ToolCall("web_search", {"query": item.get("query", "")})]
+    return []
+
+
+def completed_item(item: dict) -> list[Event]:
+    kind = item.get("type")
+    if kind == "agent_message" and item.get("text", "").strip():
+        return [Said(item["text"])]
+    if kind == "file_change":
+        paths = [change.get("path", "?") for change in item.get("changes") or []]
+        return [ToolCall("edit", {"path": ", ".join(paths), "changes": item.get("changes")})]
+    # `error` items are warnings (a model's metadata missing): the turn goes on.
+    return []
+
+
+def error_text(error) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error or "unknown error")

@@ -1,0 +1,89 @@
+"""What an adapter's parser reads out of one line of its CLI's event stream."""
+
+import json
+from dataclasses import dataclass
+
+SUMMARY_CHARS = 120
+DETAIL_CHARS = 4000
+# Arguments that say best what a call does, in the order they are looked for.
+TELLING_ARGUMENTS = ("command", "file_path", "path", "pattern", "query", "url", "to", "prompt")
+
+
+@dataclass(slots=True)
+class Said:
+    """Text of the agent's: a whole message, or (delta) the next piece of the current one."""
+
+    text: str
+    delta: bool = False
+
+
+@dataclass(slots=True)
+class ToolCall:
+    name: str
+    arguments: dict
+
+    def summary(self) -> str:
+        """The call in one short line: its name and its most telling argument."""
+        return f"{self.name} · {argument_line(self.arguments)}".rstrip(" ·")
+
+    def details(self) -> str:
+        text = json.dumps(self.arguments, indent=2, ensure_ascii=False, default=str)
+        return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+
+
+@dataclass(slots=True)
+class Final:
+    """The turn's final text, as the CLI reports it (Claude's `result`)."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class Session:
+    session_id: str
+
+
+@dataclass(slots=True)
+class Failure:
+    """The CLI reports that the turn failed (an `is_error` result, an `error` event)."""
+
+    message: str
+
+
+@dataclass(slots=True)
+class Cost:
+    usd: float
+
+
+@dataclass(slots=True)
+class Notice:
+    """Something the person should know that is not the agent's words (MCP not connected)."""
+
+    text: str
+
+
+Event = Said | ToolCall | Final | Session | Failure | Cost | Notice
+
+
+def argument_line(arguments: dict) -> str:
+    if not isinstance(arguments, dict) or not arguments:
+        return ""
+    value = next((arguments[k] for k in TELLING_ARGUMENTS if k in arguments), None)
+    if value is None:
+        value = next((v for v in arguments.values() if isinstance(v, str)), None)
+    if value is None:
+        value = json.dumps(arguments, ensure_ascii=False, default=str)
+    return shorten(" ".join(str(value).split()))
+
+
+def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def json_line(line: str) -> dict | None:
+    """One line of a JSON event stream; anything else (a banner, a warning) is skipped."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

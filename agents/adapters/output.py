@@ -1,0 +1,94 @@
+"""A CLI turn's events on their way into the conversation, as they come.
+
+Tool calls become one entry each; the agent's words become one answer entry
+that grows. Text deltas are coalesced, so a chatty stream costs at most one
+write per FLUSH_SECONDS; every write goes through chats.actions (pushed after
+commit)."""
+
+import time
+
+from agents.adapters.events import (
+    Cost,
+    Event,
+    Failure,
+    Final,
+    Notice,
+    Said,
+    Session,
+    ToolCall,
+)
+from agents.dbthread import in_db_thread
+from chats.actions import do_add_entry, do_set_entry_text
+from chats.models import Entry, Turn
+
+FLUSH_SECONDS = 0.5
+
+
+class TurnOutput:
+    def __init__(self, turn: Turn, *, flush_seconds: float = FLUSH_SECONDS) -> None:
+        self.turn = turn
+        self.flush_seconds = flush_seconds
+        self.session_id = ""
+        self.final: str | None = None
+        self.failure = ""
+        self.cost_usd: float | None = None
+        self.tool_calls = 0
+        # The answer being written: its entry once shown, its text, whether unsaved.
+        self.draft: Entry | None = None
+        self.text = ""
+        self.dirty = False
+        self.flushed_at = 0.0
+
+    @property
+    def final_text(self) -> str:
+        """The CLI's own final text, else the last thing the agent said."""
+        return (self.final if self.final is not None else self.text).strip()
+
+    async def take(self, events: list[Event]) -> None:
+        for event in events:
+            await self.take_one(event)
+        if self.dirty and time.monotonic() - self.flushed_at >= self.flush_seconds:
+            await self.flush()
+
+    async def take_one(self, event: Event) -> None:
+        match event:
+            case Said(text=text, delta=True):
+                self.text += text
+                self.dirty = True
+            case Said(text=text):
+                await self.close_draft()
+                self.text, self.dirty = text, True
+            case ToolCall():
+                await self.close_draft()
+                self.tool_calls += 1
+                await self.add(Entry.Kind.TOOL, f"{event.summary()}\n{event.details()}")
+            case Final(text=text):
+                self.final = text
+            case Session(session_id=session_id):
+                self.session_id = session_id
+            case Failure(message=message):
+                self.failure = message
+            case Cost(usd=usd):
+                self.cost_usd = usd
+            case Notice(text=text):
+                await self.add(Entry.Kind.NOTICE, text)
+
+    async def flush(self) -> None:
+        """Show the answer as it stands (the runner calls it once more at the end)."""
+        if not self.dirty or not self.text.strip():
+            return
+        if self.draft is None:
+            self.draft = await self.add(Entry.Kind.ANSWER, self.text)
+        else:
+            await in_db_thread(do_set_entry_text)(self.draft, text=self.text)
+        self.dirty, self.flushed_at = False, time.monotonic()
+
+    async def close_draft(self) -> None:
+        """What was said before a step stays as it was; the next words start afresh."""
+        await self.flush()
+        self.draft, self.text, self.dirty = None, "", False
+
+    async def add(self, kind: str, text: str) -> Entry:
+        return await in_db_thread(do_add_entry)(
+            self.turn.chat, kind=kind, text=text, turn=self.turn
+        )

@@ -1,0 +1,199 @@
+"""A `command` chat: its input on stdin, its stdout the answer; failures, Stop and
+timeouts end it clearly, and messages wait for the person or the next turn."""
+
+import asyncio
+import os
+import sys
+import textwrap
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from agents.runner import TurnRunner
+from chats.actions import do_stop_chat
+from chats.models import Entry, Turn
+from peers import actions
+from peers.models import PeerMessage
+from tests.agents.conftest import fresh, fresh_turn, prompt, run_all, texts, wait_until
+from tests.conftest import make_chat
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def command_chat(owner, tmp_path, body: str, name: str = "scripted", **fields):
+    (tmp_path / "agent.py").write_text(textwrap.dedent(body))
+    command = f"{sys.executable} agent.py"
+    return make_chat(owner, name, agent="command", command=command, folder=str(tmp_path), **fields)
+
+
+ECHO = """
+    import sys
+    text = sys.stdin.read()
+    print("You said:")
+    print(text.strip().upper())
+"""
+
+# Says it started, then waits for the test to let it go (a file appears), then answers.
+WAITS_FOR_GO = """
+    import os, pathlib, sys, time
+    text = sys.stdin.read()
+    print(f"started {os.getpgid(0)}", flush=True)
+    while not pathlib.Path("go").exists():
+        time.sleep(0.02)
+    print("done with " + text.strip().splitlines()[-1])
+"""
+
+
+@sync_to_async
+def latest_turn(chat) -> Turn:
+    return chat.turns.order_by("-requested_at", "-id").first()
+
+
+@sync_to_async
+def send(sender, recipient, text: str) -> PeerMessage:
+    return actions.check_send_message(sender, to=recipient.pk, text=text)
+
+
+@sync_to_async
+def fresh_message(message) -> PeerMessage:
+    return PeerMessage.objects.get(pk=message.pk)
+
+
+async def group_gone(pgid: int, timeout: float = 5) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def test_it_answers_with_its_stdout(owner, tmp_path):
+    chat = await sync_to_async(command_chat)(owner, tmp_path, ECHO)
+    await prompt(chat, "which port?")
+
+    await run_all()
+
+    assert await texts(chat) == ["You said:\nWHICH PORT?"]
+    chat = await fresh(chat)
+    assert chat.status == "idle" and chat.last_answered == "You said:\nWHICH PORT?"
+    turn = await latest_turn(chat)
+    assert turn.state == "done" and turn.exit_code == 0 and turn.duration_seconds > 0
+    assert turn.cost_usd is None
+
+
+async def test_it_fails_with_the_tail_of_stderr_and_runs_the_next_prompt(owner, tmp_path):
+    body = """
+        import pathlib, sys
+        if not pathlib.Path("fixed").exists():
+            print("Traceback: something broke", file=sys.stderr)
+            sys.exit(2)
+        print("fine now")
+    """
+    chat = await sync_to_async(command_chat)(owner, tmp_path, body)
+    await prompt(chat, "go")
+    await run_all()
+
+    chat = await fresh(chat)
+    assert chat.status == "failed"
+    assert await texts(chat, Entry.Kind.NOTICE) == [
+        f"The turn failed: `{sys.executable}` exited with status 2: Traceback: something broke"
+    ]
+    assert (await latest_turn(chat)).exit_code == 2
+
+    (tmp_path / "fixed").touch()
+    await prompt(chat, "again")
+    await run_all()
+    assert (await fresh(chat)).status == "idle"
+    assert await texts(chat) == ["fine now"]
+
+
+async def test_it_fails_a_turn_that_runs_past_the_time_limit(owner, tmp_path, settings):
+    settings.TURN_TIMEOUT_SECONDS = 1
+    chat = await sync_to_async(command_chat)(owner, tmp_path, WAITS_FOR_GO)
+    await prompt(chat, "never ends")
+
+    await run_all()
+
+    chat = await fresh(chat)
+    assert chat.status == "failed"
+    assert await texts(chat, Entry.Kind.NOTICE) == [
+        f"The turn failed: `{sys.executable}` ran past 1 s and was stopped"
+    ]
+    # What it said before it was stopped stays in the conversation.
+    (started,) = await texts(chat)
+    assert await group_gone(int(started.split()[1]))
+
+
+async def test_it_kills_the_group_when_the_person_stops_it(owner, tmp_path):
+    chat = await sync_to_async(command_chat)(owner, tmp_path, WAITS_FOR_GO)
+    await prompt(chat, "long job")
+    runner = TurnRunner("tests")
+    serving = asyncio.create_task(runner.run_until_idle(30))
+
+    await wait_until(lambda: chat.entries.filter(kind="answer").exists(), "the command to start")
+    await sync_to_async(do_stop_chat)(chat)
+    await serving
+
+    (started,) = await texts(chat)
+    assert await group_gone(int(started.split()[1]))
+    assert (await fresh(chat)).status == "stopped"
+    assert (await latest_turn(chat)).state == "cancelled"
+
+
+async def test_a_message_sent_while_it_runs_queues_behind_it_and_opens_the_next_turn(
+    owner, chat, tmp_path, fast_steps
+):
+    worker = await sync_to_async(command_chat)(owner, tmp_path, WAITS_FOR_GO, peers=True)
+    await prompt(worker, "first job")
+    runner = TurnRunner("tests")
+    serving = asyncio.create_task(runner.run_until_idle(30))
+    await wait_until(lambda: worker.entries.filter(kind="answer").exists(), "the first turn")
+
+    message = await send(chat, worker, "and the port?")
+    assert (message.state, message.detail) == ("queued", "behind_turn")
+    (tmp_path / "go").touch()
+    await serving
+
+    turns = await sync_to_async(list)(worker.turns.order_by("requested_at"))
+    assert [turn.trigger for turn in turns] == ["prompt", "send_on"]
+    assert turns[1].input.startswith("<peer-message ") and "and the port?" in turns[1].input
+    assert (await fresh_message(message)).detail == "turn_prompt"
+    answers = await texts(worker)
+    assert answers[-1].endswith("done with </peer-message>")
+
+
+async def test_it_holds_messages_when_its_turn_fails(owner, chat, tmp_path):
+    body = """
+        import pathlib, sys, time
+        sys.stdin.read()
+        print("working", flush=True)
+        while not pathlib.Path("go").exists():
+            time.sleep(0.02)
+        sys.exit(1)
+    """
+    worker = await sync_to_async(command_chat)(owner, tmp_path, body, peers=True)
+    await prompt(worker, "job")
+    serving = asyncio.create_task(TurnRunner("tests").run_until_idle(30))
+    await wait_until(lambda: worker.entries.filter(kind="answer").exists(), "the turn to start")
+    message = await send(chat, worker, "are you done?")
+    (tmp_path / "go").touch()
+    await serving
+
+    assert (await fresh(worker)).status == "failed"
+    message = await fresh_message(message)
+    assert (message.state, message.detail) == ("queued", "held_until_you_write")
+
+
+def test_it_refuses_a_command_it_cannot_find(owner, owner_api, tmp_path):
+    body = {"name": "x", "agent": "command", "command": "no-such-agent --go"}
+    response = owner_api.call("POST", "/api/v1/chats", body)
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid_input",
+        "message": "command: `no-such-agent` was not found on PATH or in the working folder.",
+    }

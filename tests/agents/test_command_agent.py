@@ -14,7 +14,7 @@ from chats.actions import do_stop_chat
 from chats.models import Entry, Turn
 from peers import actions
 from peers.models import PeerMessage
-from tests.agents.conftest import fresh, fresh_turn, prompt, run_all, texts, wait_until
+from tests.agents.conftest import fresh, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
 
 pytestmark = pytest.mark.django_db(transaction=True)

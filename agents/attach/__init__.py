@@ -8,10 +8,10 @@ that bring peer messages in between steps and as the agent finishes."""
 from pathlib import Path
 
 from agents.attach import claude_code, codex, gemini
-from agents.attach.common import AttachConfig, Target
+from agents.attach.common import AttachConfig, Target, write_files
 from chats.models import Chat
 
-__all__ = ["CLIS", "AttachConfig", "attach_config"]
+__all__ = ["CLIS", "AttachConfig", "attach_config", "write_files"]
 
 BUILDERS = {
     Chat.Agent.CLAUDE_CODE: claude_code.build,

@@ -67,3 +67,16 @@ def hook_command(cli: str) -> str:
 
 def as_json(data: dict) -> str:
     return json.dumps(data, indent=2) + "\n"
+
+
+def write_files(config: AttachConfig, folder: Path) -> list[Path]:
+    """Write the config's files under `folder`; readable by their owner only (some hold the key)."""
+    written = []
+    for relative, content in config.files.items():
+        path = Path(folder) / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600, exist_ok=True)
+        path.chmod(0o600)
+        path.write_text(content)
+        written.append(path)
+    return written

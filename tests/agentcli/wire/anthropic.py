@@ -39,15 +39,25 @@ class Anthropic:
     def tool_answer(directive: Directive, body: dict) -> Answer:
         offered = {tool.get("name"): tool for tool in body.get("tools", [])}
         if directive.kind == "bash":
-            name, args = pick(["Bash"], offered), {"command": directive.text}
+            candidates, args = ["Bash"], {"command": directive.text}
         else:
-            name = pick([f"mcp__{MCP_SERVER}__{directive.text}", directive.text], offered)
+            candidates = [f"mcp__{MCP_SERVER}__{directive.text}", directive.text]
             args = directive.args
+        deferred = Anthropic._deferred(body, candidates)
+        name = pick(candidates, offered) or (deferred[0] if deferred else None)
         if name is None:
-            return missing(directive.text if directive.kind == "call" else "Bash", offered)
-        if offered[name].get("defer_loading") and not Anthropic._loaded(body, name):
+            return missing(candidates[-1], offered)
+        hidden = name not in offered or offered[name].get("defer_loading")
+        if hidden and "ToolSearch" in offered and not Anthropic._loaded(body, name):
             return Answer(tool="ToolSearch", args={"query": f"select:{name}"})
         return Answer(tool=name, args=args)
+
+    @staticmethod
+    def _deferred(body: dict, candidates: list[str]) -> list[str]:
+        """Candidates named on a line of their own in the conversation: Claude Code lists
+        the tools ToolSearch can load that way, in a system message."""
+        texts = [e.text for e in Anthropic.events(body) if e.kind != "call"]
+        return [n for n in candidates if any(f"\n{n}\n" in f"\n{t}\n" for t in texts)]
 
     @staticmethod
     def _loaded(body: dict, name: str) -> bool:

@@ -192,15 +192,6 @@ def do_record_run(
     turn.save(update_fields=["exit_code", "duration_seconds", "cost_usd"])
 
 
-def do_set_session(chat: Chat, *, session_id: str) -> None:
-    """The CLI's session, recorded after a turn so that the next one resumes it."""
-    if chat.session_id == session_id:
-        return
-    chat.session_id = session_id
-    chat.save(update_fields=["session_id", "updated_at"])
-    events.publish(chat.user_id, "chat", chat=chat.pk)
-
-
 def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> bool:
     """End a turn that ran to its end; False when the person stopped it meanwhile."""
     with transaction.atomic():
@@ -302,3 +293,65 @@ def do_delete_chats(user) -> int:
         for chat_id in chat_ids:
             events.publish(user.pk, "chat", chat=chat_id)
     return len(chat_ids)
+
+
+# Attached sessions and hooks ---------------------------------------------------
+
+ATTACHED = "attached:"
+
+
+def is_attached(turn: Turn) -> bool:
+    """A turn the hooks opened for a session the person runs themselves."""
+    return turn.worker.startswith(ATTACHED)
+
+
+def do_rotate_agent_key(chat: Chat) -> str:
+    """A new agent key for the chat, shown once; the old one stops working at once."""
+    secret = keys.new_secret("cak")
+    chat.agent_key_digest = keys.digest(secret)
+    chat.save(update_fields=["agent_key_digest", "updated_at"])
+    return secret
+
+
+def do_set_session_id(chat: Chat, *, session_id: str) -> None:
+    if chat.session_id == session_id:
+        return
+    chat.session_id = session_id
+    chat.save(update_fields=["session_id", "updated_at"])
+    events.publish(chat.user_id, "chat", chat=chat.pk)
+
+
+def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> Turn:
+    """A session's prompt reached its agent (UserPromptSubmit / BeforeAgent).
+
+    The runner's turn keeps what the runner set (only the person's prompt resets
+    the "without you" counters, and do_prompt did that); a session the person
+    runs themselves gets a turn of its own, opened here."""
+    with transaction.atomic():
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
+        turn = chat.turns.filter(state=Turn.State.RUNNING).first()
+        if turn is not None:
+            return turn
+        now = timezone.now()
+        Entry.objects.create(chat=chat, kind=Entry.Kind.PROMPT, text=prompt)
+        turn = Turn.objects.create(
+            chat=chat,
+            trigger=Turn.Trigger.PROMPT,
+            state=Turn.State.RUNNING,
+            prompt=prompt,
+            input=prompt,
+            chain=keys.new_id("chain"),
+            worker=f"{ATTACHED}{session_id}"[:100],
+            started_at=now,
+        )
+        chat.status, chat.last_ran_at, chat.last_asked = Status.RUNNING, now, prompt
+        chat.person_wrote_at = now
+        fields = ["status", "last_ran_at", "last_asked", "person_wrote_at", "updated_at"]
+        chat.save(update_fields=fields)
+        events.publish(chat.user_id, "entry", chat=chat.pk)
+        events.publish(chat.user_id, "chat", chat=chat.pk)
+    return turn
+
+
+def attached_turn(chat: Chat) -> Turn | None:
+    return chat.turns.filter(state=Turn.State.RUNNING, worker__startswith=ATTACHED).first()

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/chats/", permanent=False)),
     path("django-admin/", admin.site.urls),
     path("", include("accounts.urls")),
+    path("", include("agents.urls")),
     path("", include("peers.urls_api")),
     # Before chats: peers' subclasses take over the chat page and its conversation.
     path("", include("peers.urls")),

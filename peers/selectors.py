@@ -15,7 +15,12 @@ Detail = PeerMessage.Detail
 Status = Chat.Status
 
 # Agents whose running turn takes a message after its current step (hooks, or the demo's steps).
-TAKES_BETWEEN_STEPS = {Chat.Agent.CLAUDE_CODE, Chat.Agent.DEMO}
+TAKES_BETWEEN_STEPS = {
+    Chat.Agent.CLAUDE_CODE,
+    Chat.Agent.CODEX,
+    Chat.Agent.GEMINI,
+    Chat.Agent.DEMO,
+}
 
 
 def find_chat_by_name(user, name: str) -> Chat | None:

@@ -13,6 +13,9 @@ from accounts.models import User
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
 
+# fake_model, claude_cli, codex_cli, gemini_cli, … (see tests/agentcli/README.md)
+pytest_plugins = ["tests.agentcli.fixtures"]
+
 
 @pytest.fixture(autouse=True)
 async def release_db_thread_connection():

@@ -22,12 +22,6 @@ from agents.adapters.events import (
 from chats.agent_kinds import AS_FINISHED, BETWEEN_STEPS
 from chats.models import Chat
 
-# Headless Claude refuses MCP tools that are not listed here (permission_denials).
-ALLOWED_TOOLS = [
-    "mcp__crosstalk__ListChats",
-    "mcp__crosstalk__ReadChat",
-    "mcp__crosstalk__MessageChat",
-]
 BYPASS_MODES = {"bypassPermissions"}
 DEFAULT_MODE = "default"
 
@@ -42,7 +36,9 @@ class ClaudeCodeAgent(CliAdapter):
         chat = run.chat
         mode = chat.permission_mode or DEFAULT_MODE
         argv = [run.binary, "-p", run.prompt, "--output-format", "stream-json", "--verbose"]
-        argv += ["--permission-mode", mode, "--allowedTools", *ALLOWED_TOOLS]
+        # The attach config adds --mcp-config, --settings (hooks) and --allowedTools: headless
+        # Claude refuses an MCP tool that is not listed there (permission_denials).
+        argv += ["--permission-mode", mode]
         if chat.model:
             argv += ["--model", chat.model]
         if chat.session_id:

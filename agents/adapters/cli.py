@@ -24,7 +24,7 @@ from agents.adapters.output import TurnOutput
 from agents.adapters.setup import HostedSetup, hosted_setup
 from agents.dbthread import in_db_thread
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
-from chats.actions import do_issue_turn_key, do_record_run, do_set_session, turn_is_running
+from chats.actions import do_issue_turn_key, do_record_run, do_set_session_id, turn_is_running
 from chats.models import Chat
 
 STDERR_LINES = 6
@@ -149,7 +149,7 @@ class CliAdapter(Adapter):
             cost_usd=output.cost_usd,
         )
         if output.session_id:
-            await in_db_thread(do_set_session)(ctx.chat, session_id=output.session_id)
+            await in_db_thread(do_set_session_id)(ctx.chat, session_id=output.session_id)
 
     def result(self, outcome: ProcessOutcome, output: TurnOutput, program: str) -> TurnResult:
         if outcome.ended == Ended.STOPPED:

@@ -142,3 +142,12 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.text[:40]}"
+
+    @property
+    def headline(self) -> str:
+        """A tool entry's one line (name · argument); its details follow it."""
+        return self.text.partition("\n")[0]
+
+    @property
+    def details(self) -> str:
+        return self.text.partition("\n")[2]

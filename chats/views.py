@@ -29,10 +29,23 @@ class NewChatForm(forms.Form):
     repository = forms.CharField(required=False)
     branch = forms.CharField(required=False)
     agent = forms.ChoiceField(choices=Chat.Agent.choices, initial=Chat.Agent.DEMO)
-    model = forms.CharField(required=False)
-    permission_mode = forms.CharField(required=False, label="Permission mode")
-    folder = forms.CharField(required=False, label="Working folder")
-    command = forms.CharField(required=False, label="Command (for the Command agent)")
+    model = forms.CharField(required=False, help_text="Blank: the CLI's own default.")
+    permission_mode = forms.CharField(
+        required=False,
+        label="Permission mode",
+        help_text=(
+            "Claude Code: default, acceptEdits, plan, bypassPermissions · Codex: read-only, "
+            "workspace-write, danger-full-access · Gemini: default, auto_edit, yolo, plan"
+        ),
+    )
+    folder = forms.CharField(
+        required=False, label="Working folder", help_text="An absolute path on this machine."
+    )
+    command = forms.CharField(
+        required=False,
+        label="Command line",
+        help_text="It gets each turn's prompt on stdin; what it prints is the answer.",
+    )
     peers = forms.BooleanField(required=False, label="Agent-to-agent messaging")
 
 

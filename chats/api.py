@@ -29,7 +29,11 @@ def bearer_secret(request) -> str:
 
 
 def authenticate(request) -> Caller | None:
-    secret = bearer_secret(request)
+    return caller_for_secret(bearer_secret(request))
+
+
+def caller_for_secret(secret: str) -> Caller | None:
+    """Who a bearer secret acts as (REST and MCP): a chat's agent, a person, or nobody."""
     if not secret:
         return None
     if secret.startswith("cak_"):

@@ -40,6 +40,11 @@ def reachable_chats(chat: Chat) -> list[Chat]:
     )
 
 
+def reach_of(chat: Chat) -> list[Chat]:
+    """What the person sees as a chat's reach: none while it does not take part."""
+    return reachable_chats(chat) if chat.peers and not chat.from_outside else []
+
+
 def path_for(chat: Chat) -> tuple[str, str, str]:
     """(path, detail the message would get, words) for a message sent to `chat` now."""
     if chat.status == Status.RUNNING and chat.agent in TAKES_BETWEEN_STEPS:

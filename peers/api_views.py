@@ -26,7 +26,7 @@ from peers import actions, waiting
 from peers.delivery import check_mark_seen
 from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput, parse
 from peers.models import PeerMessage
-from peers.selectors import access_message, account_activity, inbox, messages_of_chat, reach_of
+from peers.selectors import access_message, account_activity, inbox, peer_messages, reach_of
 from peers.serializers import (
     activity_json,
     chats_with_how_fast,
@@ -231,11 +231,7 @@ class ConnectionsApi(ApiView):
 
 class MessagesApi(ApiView):
     def get(self, request, caller: Caller) -> dict:
-        chat_id = request.GET.get("chat")
-        if chat_id is None:
-            messages = PeerMessage.objects.filter(user=caller.user)
-        else:
-            messages = messages_of_chat(caller.user, access_chat(caller.user, chat_id))
+        messages = peer_messages(caller.user, chat_id=request.GET.get("chat"))
         return paginated(request, messages, message_json)
 
     def post(self, request, caller: Caller) -> tuple[int, dict]:

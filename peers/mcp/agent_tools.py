@@ -49,13 +49,8 @@ def message_chat(caller: Caller, spec: MessageChatInput) -> Answer | Later:
 
 async def send_and_wait(caller: Caller, spec: MessageChatInput) -> Answer:
     """Holds no thread and no DB connection while it waits (peers.waiting)."""
-    message, answer = await waiting.send_and_wait(
-        caller.chat,
-        to=spec.to,
-        text=spec.text,
-        reply_to=spec.reply_to,
-        wait_seconds=spec.wait_seconds,
-    )
+    # MessageChatInput's fields are send_and_wait's: to, text, reply_to, wait_seconds.
+    message, answer = await waiting.send_and_wait(caller.chat, **spec.model_dump())
     return await sync_to_async(sent_answer)(message, answer, waited=True)
 
 

@@ -6,9 +6,6 @@ The servers are other processes: this module never opens the test database."""
 
 import asyncio
 import os
-import selectors
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,22 +20,11 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-ROOT = Path(__file__).resolve().parents[2]
-READY_LINE = "Crosstalk is running at"
-START_SECONDS = 30
+from tests.peers.test_mcp_tools import AGENT_TOOLS, PERSON_TOOLS
+from tests.servers import ROOT, manage, start_server, stop_server
+
 DEADLINE_SECONDS = 20
 ANSWER_SECONDS = 5
-AGENT_TOOLS = ["ListChats", "ReadChat", "MessageChat"]
-PERSON_TOOLS = [
-    "list_peer_chats",
-    "connect_chats",
-    "send_peer_message",
-    "read_peers",
-    "set_peer_reach",
-    "cancel_peer_message",
-    "start_chat",
-    "update_chat",
-]
 
 
 @pytest.fixture
@@ -47,58 +33,6 @@ def release_db_thread_connection() -> None:
 
 
 # The server processes ----------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def run_manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(  # noqa: S603 (our own manage.py with fixed arguments)
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    if done.returncode:
-        pytest.fail(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout
-
-
-def start_server(env: dict[str, str], *args: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    server = subprocess.Popen(  # noqa: S603
-        [sys.executable, "manage.py", "serve", "--port", str(port), *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own process group, so stop_server() reaches all of it
-    )
-    deadline = time.monotonic() + START_SECONDS
-    seen = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(server.stdout, selectors.EVENT_READ)
-        while (left := deadline - time.monotonic()) > 0 and selector.select(left):
-            line = server.stdout.readline()
-            seen.append(line)
-            if READY_LINE in line:
-                return server, f"http://127.0.0.1:{port}"
-            if not line:
-                break
-    stop_server(server)
-    pytest.fail("the server did not start:\n" + "".join(seen))
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-    server.stdout.close()
 
 
 @dataclass(frozen=True)
@@ -151,10 +85,8 @@ def ran_chat(url: str, token: str, name: str) -> dict:
 def prepared_env(tmp: Path, **extra: str) -> tuple[dict[str, str], str]:
     """A fresh SQLite file, migrated, with one person and their API token."""
     env = {**embedded_env(tmp / "db.sqlite3"), **extra}
-    run_manage(env, "migrate", "--noinput", "-v0")
-    token = (
-        run_manage(env, "create_api_token", "mcp-user", "--create-user").strip().splitlines()[-1]
-    )
+    manage(env, "migrate", "--noinput", "-v0")
+    token = manage(env, "create_api_token", "mcp-user", "--create-user").strip().splitlines()[-1]
     return env, token
 
 

@@ -71,13 +71,8 @@ def connect_chats(caller: Caller, spec: ConnectInput) -> Answer:
 
 
 def send_peer_message(caller: Caller, spec: PersonMessageInput) -> Answer:
-    message = actions.check_send_as_person(
-        caller.user,
-        from_chat=spec.from_chat,
-        to=spec.to_chat,
-        text=spec.text,
-        reply_to=spec.reply_to,
-    )
+    fields = spec.model_dump(exclude={"to_chat"})  # from_chat, text, reply_to
+    message = actions.check_send_as_person(caller.user, to=spec.to_chat, **fields)
     body = message_json(message)
     names = names_of(caller.user, [body])
     as_whom = f" as {names[body['from_chat']]}" if body["from_chat"] else ""

@@ -84,6 +84,28 @@ def record_refusal(out: Outgoing, to: str | None, refusal: Refusal) -> None:
         )
 
 
+def record_refused(user_id: int, refusal: Refusal, *, chat_id=None, message_id=None) -> None:
+    """A refusal that names no recipient (bad input, a cancel)."""
+    with transaction.atomic():
+        record(
+            user_id,
+            Activity.Action.REFUSED,
+            chat_id=chat_id,
+            message_id=message_id,
+            detail=refusal.code,
+        )
+
+
+@contextmanager
+def input_refusals_recorded(user: User, chat: Chat | None = None):
+    """Around a face's parsing (a REST body, MCP arguments): bad input is activity too."""
+    try:
+        yield
+    except Refusal as refusal:
+        record_refused(user.pk, refusal, chat_id=getattr(chat, "pk", None))
+        raise
+
+
 # Sending ------------------------------------------------------------------
 
 
@@ -407,6 +429,16 @@ def publish_message(message: PeerMessage) -> None:
 
 
 def check_cancel_message(user: User, *, message_id: str) -> PeerMessage:
+    try:
+        return cancel_message(user, message_id)
+    except Refusal as refusal:
+        # Only a message of this account is named in the row (already_delivered).
+        known = message_id if refusal.code == "already_delivered" else None
+        record_refused(user.pk, refusal, message_id=known)
+        raise
+
+
+def cancel_message(user: User, message_id: str) -> PeerMessage:
     with transaction.atomic():
         message = (
             PeerMessage.objects.select_for_update(no_key=True)

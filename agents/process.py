@@ -4,6 +4,7 @@ group killed on a timeout, on the person's Stop, on runner shutdown, and after
 it exits (so nothing it started outlives the turn)."""
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
@@ -19,6 +20,10 @@ STOP_POLL_SECONDS = 0.5
 # One JSON event can be large (a tool result): allow long lines.
 LINE_LIMIT = 16 * 1024 * 1024
 STDERR_TAIL_CHARS = 2000
+
+
+# Groups of processes running now: killed at exit too, should the server go down abruptly.
+LIVE_GROUPS: set[int] = set()
 
 
 class Ended:
@@ -59,6 +64,7 @@ async def run_process(
     Cancelling the caller (runner shutdown) kills the group too."""
     started = time.monotonic()
     process = await spawn(spec)
+    LIVE_GROUPS.add(process.pid)
     stderr = deque(maxlen=STDERR_TAIL_CHARS)
     pumps = [
         asyncio.create_task(pump_lines(process.stdout, on_line)),
@@ -116,12 +122,19 @@ async def end_group(process, pumps: list[asyncio.Task]) -> None:
     # Also after a clean exit: children it left behind must not outlive the turn.
     signal_group(process.pid, signal.SIGKILL)
     await asyncio.shield(process.wait())
+    LIVE_GROUPS.discard(process.pid)
     done, pending = await asyncio.wait(pumps, timeout=GRACE_SECONDS)
     for task in pending:
         task.cancel()
     for task in done:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()
+
+
+@atexit.register
+def kill_live_groups() -> None:
+    for pgid in list(LIVE_GROUPS):
+        signal_group(pgid, signal.SIGKILL)
 
 
 def signal_group(pgid: int, signum: int) -> None:

@@ -1,0 +1,122 @@
+"""A real Crosstalk server whose runner starts the real CLIs against a FakeModel,
+for tests/agentcli/test_runner_*.py: `manage.py serve` on a free port with its own
+SQLite file and agents folder, driven through the person's REST API.
+
+The server is another process: these tests never open the test database, and
+read the server's own file (sqlite3) only to look at what the API does not show."""
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.agentcli.clis import claude_env, codex_env, gemini_env
+from tests.servers import free_port, manage, start_server, stop_server
+
+DEADLINE_SECONDS = 150
+
+
+@dataclass
+class Site:
+    url: str
+    token: str
+    db: Path
+    work: Path
+    fake: object
+    names: set = field(default_factory=set)
+
+    def call(self, method: str, path: str, body=None, *, secret: str | None = None):
+        headers = {"Authorization": f"Bearer {secret or self.token}"}
+        return httpx2.request(method, self.url + path, json=body, headers=headers, timeout=90)
+
+    def hosted_chat(self, name: str, agent: str, **fields) -> dict:
+        folder = self.work / name
+        folder.mkdir(parents=True, exist_ok=True)
+        body = {"name": name, "agent": agent, "folder": str(folder), "peers": True, **fields}
+        response = self.call("POST", "/api/v1/chats", body)
+        assert response.status_code == 201, response.text
+        return response.json()
+
+    def prompt(self, chat: dict, text: str) -> None:
+        response = self.call("POST", f"/api/v1/chats/{chat['id']}/prompts", {"text": text})
+        assert response.status_code == 202, response.text
+
+    def chat(self, chat: dict) -> dict:
+        return self.call("GET", f"/api/v1/chats/{chat['id']}").json()
+
+    def until(self, chat: dict, *statuses: str, turns: int = 1) -> dict:
+        """Poll until the chat's turns ended (`turns` of them) in one of these statuses."""
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while time.monotonic() < deadline:
+            now = self.chat(chat)
+            if now["status"] in statuses and self.ended_turns(chat) >= turns:
+                return now
+            time.sleep(0.1)
+        pytest.fail(f"{chat['name']} never became {statuses}: {self.chat(chat)}\n{self.notes(chat)}")
+
+    def query(self, sql: str, *args) -> list[tuple]:
+        with sqlite3.connect(self.db, timeout=20) as connection:
+            return connection.execute(sql, args).fetchall()
+
+    def ended_turns(self, chat: dict) -> int:
+        rows = self.query(
+            "select count(*) from chats_turn where chat_id = ? and ended_at is not null",
+            chat["id"],
+        )
+        return rows[0][0]
+
+    def entries(self, chat: dict, kind: str) -> list[str]:
+        rows = self.query(
+            "select text from chats_entry where chat_id = ? and kind = ? order by id",
+            chat["id"],
+            kind,
+        )
+        return [text for (text,) in rows]
+
+    def notes(self, chat: dict) -> str:
+        return "\n".join(self.entries(chat, "notice") + self.entries(chat, "tool"))
+
+    def session_id(self, chat: dict) -> str:
+        return self.query("select session_id from chats_chat where id = ?", chat["id"])[0][0]
+
+
+def site_env(tmp: Path, fake, clis: dict, port: int, **extra) -> dict:
+    """The server's environment: what each CLI needs to reach the fake (private HOME, the
+    provider's URL and key, no outside traffic), as an operator would set it."""
+    home = tmp / "home"
+    env = dict(os.environ)
+    env.pop("REDIS_URL", None)
+    env |= claude_env(fake, home) | codex_env(fake, home) | gemini_env(fake, home)
+    env |= {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "DATABASE_URL": f"sqlite:///{tmp / 'site.sqlite3'}",
+        "AGENTS_DIR": str(tmp / "agents"),
+        "CROSSTALK_URL": f"http://127.0.0.1:{port}",
+        "CLAUDE_BIN": str(clis["claude"]),
+        "CODEX_BIN": str(clis["codex"]),
+        "GEMINI_BIN": str(clis["gemini"]),
+        "DEMO_STEP_SECONDS": "0.05",
+        **extra,
+    }
+    return env
+
+
+def open_site(tmp: Path, fake, clis: dict, **extra):
+    """(server process, Site); stop it with stop_server(process)."""
+    port = free_port()
+    env = site_env(tmp, fake, clis, port, **extra)
+    manage(env, "migrate", "--noinput")
+    token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
+    # The last --port wins: the one CROSSTALK_URL names.
+    server, _ = start_server(env, "--port", str(port))
+    url = env["CROSSTALK_URL"]
+    work = tmp / "work"
+    work.mkdir(exist_ok=True)
+    return server, Site(url, token, tmp / "site.sqlite3", work, fake)
+
+
+__all__ = ["Site", "open_site", "stop_server"]

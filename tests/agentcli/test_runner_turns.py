@@ -1,0 +1,62 @@
+"""Hosted turns of the REAL Claude Code, Codex and Gemini, run by Crosstalk's runner
+inside a real server, scripted through the fake model: the shell step really runs
+in the chat's folder, the final text is the answer in the conversation, and the
+second turn resumes the same session."""
+
+import pytest
+
+from tests.agentcli.fake_model import FakeModel
+from tests.agentcli.runner_site import open_site, stop_server
+
+pytestmark = pytest.mark.agent_cli
+
+# The permission mode each CLI needs to run a shell step headless with nobody to ask.
+RUNS_SHELL = {"claude-code": "bypassPermissions", "codex": "danger-full-access", "gemini": "yolo"}
+API = {"claude-code": "anthropic", "codex": "openai", "gemini": "gemini"}
+
+
+@pytest.fixture
+def release_db_thread_connection() -> None:
+    """Overrides the suite's autouse fixture: this module never opens a connection."""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
+    clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
+    with FakeModel() as fake:
+        server, site = open_site(tmp_path_factory.mktemp("site"), fake, clis)
+        try:
+            yield site
+        finally:
+            stop_server(server)
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "gemini"])
+def test_it_runs_a_hosted_turn_and_resumes_its_session(site, kind):
+    chat = site.hosted_chat(f"{kind}-worker", kind, permission_mode=RUNS_SHELL[kind])
+    folder = site.work / chat["name"]
+
+    site.prompt(chat, f"[[bash echo proof-{kind} > proof.txt]]\n[[say first-{kind}-done]]")
+    first = site.until(chat, "idle", "failed")
+
+    assert first["status"] == "idle", site.notes(chat)
+    assert first["last_answered"] == f"first-{kind}-done"
+    assert (folder / "proof.txt").read_text().strip() == f"proof-{kind}"
+    assert site.entries(chat, "answer")[-1] == f"first-{kind}-done"
+    assert site.entries(chat, "tool"), "the shell step shows in the conversation"
+    session = site.session_id(chat)
+    assert session
+
+    site.prompt(chat, f"[[say second-{kind}-done]]")
+    second = site.until(chat, "idle", "failed", turns=2)
+
+    assert second["status"] == "idle", site.notes(chat)
+    assert second["last_answered"] == f"second-{kind}-done"
+    assert site.session_id(chat) == session
+    # Resumed: the model's last request carries the first turn's conversation.
+    last_call = site.fake.model_calls(API[kind])[-1]
+    assert f"first-{kind}-done" in last_call.raw
+    exit_codes = site.query(
+        "select exit_code from chats_turn where chat_id = ? order by id", chat["id"]
+    )
+    assert exit_codes == [(0,), (0,)]

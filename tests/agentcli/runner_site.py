@@ -56,7 +56,8 @@ class Site:
             if now["status"] in statuses and self.ended_turns(chat) >= turns:
                 return now
             time.sleep(0.1)
-        pytest.fail(f"{chat['name']} never became {statuses}: {self.chat(chat)}\n{self.notes(chat)}")
+        now = self.chat(chat)
+        pytest.fail(f"{chat['name']} never became {statuses}: {now}\n{self.notes(chat)}")
 
     def query(self, sql: str, *args) -> list[tuple]:
         with sqlite3.connect(self.db, timeout=20) as connection:

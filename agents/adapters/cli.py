@@ -157,10 +157,11 @@ class CliAdapter(Adapter):
         if outcome.ended == Ended.TIMED_OUT:
             limit = f"{settings.TURN_TIMEOUT_SECONDS:g}"
             raise AgentFailed(f"`{program}` ran past {limit} s and was stopped")
-        if outcome.exit_code != 0:
-            raise AgentFailed(exit_failure(program, outcome))
+        # What the CLI said went wrong tells more than its exit status (1 after an error).
         if output.failure:
             raise AgentFailed(output.failure)
+        if outcome.exit_code != 0:
+            raise AgentFailed(exit_failure(program, outcome))
         return TurnResult(output.final_text)
 
 

@@ -217,3 +217,18 @@ def gemini_env(fake, home: Path, *, settings: dict | None = None) -> dict:
         "GEMINI_API_KEY": FAKE_GEMINI_KEY,
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
     }
+
+
+def install_all() -> int:
+    """`python3 -m tests.agentcli.clis`: install the pinned CLIs that are missing (CI).
+    Prints one line per CLI; exits 0 even when one cannot be installed (its tests skip)."""
+    for name, (package, version) in PACKAGES.items():
+        try:
+            print(f"{name}: {package}@{version} at {find_cli(name)}")
+        except CliUnavailable as why:
+            print(f"!! {why} (its tests will skip)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(install_all())

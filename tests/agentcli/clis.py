@@ -117,6 +117,10 @@ FAKE_ANTHROPIC_KEY = "sk-ant-fake-key"
 FAKE_OPENAI_KEY = "sk-fake-openai-key"
 FAKE_GEMINI_KEY = "fake-gemini-key"
 CODEX_KEY_VAR = "CROSSTALK_FAKE_OPENAI_KEY"
+# An unknown slug on purpose: Codex then uses fallback metadata and offers MCP tools
+# inline. A known one (e.g. "gpt-5.5") hides them behind a client-side `tool_search`.
+# The price: every run starts with an `item.completed` of type `error` ("Model
+# metadata for `gpt-fake` not found"), which an adapter must treat as a warning.
 CODEX_MODEL = "gpt-fake"
 
 

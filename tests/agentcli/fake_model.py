@@ -114,6 +114,15 @@ class FakeModel:
             return ""
         return script.last_user_text(_dialect(calls[-1].api).events(calls[-1].body))
 
+    def tool_results(self, api: str | None = None) -> list[str]:
+        """The tool results, as text, that the latest model call (of this API) carried:
+        what the model was shown of each call, oldest first."""
+        calls = self.model_calls(api)
+        if not calls:
+            return []
+        events = _dialect(calls[-1].api).events(calls[-1].body)
+        return [event.text for event in events if event.kind == "result"]
+
     def saw(self, text: str, api: str | None = None) -> bool:
         """Whether any request body (of this API) contained `text` in one of its strings."""
         with self._lock:

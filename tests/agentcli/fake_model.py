@@ -145,6 +145,12 @@ def decide(dialect, body: dict) -> Answer:
     return dialect.tool_answer(step.directive, body)
 
 
+def _error_body(status: int) -> bytes:
+    """One shape every client reads: Anthropic's `type`, OpenAI's and Google's fields."""
+    error = {"type": "api_error", "code": status, "message": "fake failure", "status": "INTERNAL"}
+    return json.dumps({"type": "error", "error": error}).encode()
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -189,8 +195,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = self._record(dialect.name, body)
         status = self.server.fake.take_failure()
         if status:
-            error = {"type": "error", "error": {"type": "api_error", "message": "fake failure"}}
-            return self._send(status, "application/json", json.dumps(error).encode())
+            return self._send(status, "application/json", _error_body(status))
         request.answer = decide(dialect, body)
         self._send(200, *encode(request.answer))
 

@@ -109,19 +109,16 @@ class FakeModel:
 
     def last_user_text(self, api: str | None = None) -> str:
         """The latest user-written text of the latest model call (hook contexts skipped)."""
-        calls = self.model_calls(api)
-        if not calls:
-            return ""
-        return script.last_user_text(_dialect(calls[-1].api).events(calls[-1].body))
+        return script.last_user_text(self._latest_events(api))
 
     def tool_results(self, api: str | None = None) -> list[str]:
         """The tool results, as text, that the latest model call (of this API) carried:
         what the model was shown of each call, oldest first."""
+        return [event.text for event in self._latest_events(api) if event.kind == "result"]
+
+    def _latest_events(self, api: str | None) -> list[script.Event]:
         calls = self.model_calls(api)
-        if not calls:
-            return []
-        events = _dialect(calls[-1].api).events(calls[-1].body)
-        return [event.text for event in events if event.kind == "result"]
+        return _dialect(calls[-1].api).events(calls[-1].body) if calls else []
 
     def saw(self, text: str, api: str | None = None) -> bool:
         """Whether any request body (of this API) contained `text` in one of its strings."""
@@ -141,7 +138,7 @@ def decide(dialect, body: dict) -> Answer:
     if step.directive is None:
         return Answer(text=step.text)
     if not body.get("tools"):  # a side call (title, summary): no tools to call
-        return Answer(text=f"Fake model saw: {script.first_line(script.last_user_text(events))}")
+        return Answer(text=script.echo_text(events))
     return dialect.tool_answer(step.directive, body)
 
 

@@ -226,8 +226,13 @@ def answer_by_rest(site: Site, answering_url: str, *, text: str) -> str:
 
 async def wait_for_answer(site: Site, answering_url: str) -> None:
     # A long demo turn keeps the recipient busy: only our REST answer can come in time.
-    busy = rest(site.url, site.token, "POST", f"/api/v1/chats/{site.recipient['id']}/prompts",
-                {"text": "work 400"})  # fmt: skip
+    busy = rest(
+        site.url,
+        site.token,
+        "POST",
+        f"/api/v1/chats/{site.recipient['id']}/prompts",
+        {"text": "work 400"},
+    )
     assert busy.is_success
     asked = f"which port? {uuid.uuid4().hex[:6]}"
     async with http_client(site.url, site.sender["agent_key"]) as client:
@@ -263,8 +268,12 @@ async def test_mcp_stdio_serves_the_tools_on_the_local_database(site):
     async with stdio_client(site.env, site.sender["agent_key"]) as client:
         assert await tool_names(client) == AGENT_TOOLS
         result = await client.call_tool("ReadChat", {"chat": site.recipient["id"], "limit": 2})
-    agent_rest = rest(site.url, site.sender["agent_key"], "GET",
-                      f"/api/v1/agent/chats/{site.recipient['id']}?limit=2")  # fmt: skip
+    agent_rest = rest(
+        site.url,
+        site.sender["agent_key"],
+        "GET",
+        f"/api/v1/agent/chats/{site.recipient['id']}?limit=2",
+    )
     assert result.structured_content == agent_rest.json()
 
 

@@ -15,7 +15,6 @@ from chats.api import Caller, caller_for_secret
 from chats.inputs import parse
 from chats.refusals import Refusal
 from peers import actions
-from peers.models import PeerMessage
 from peers.selectors import takes_part
 
 
@@ -85,7 +84,8 @@ class Toolbox:
 
     def find(self, caller: Caller, name: str) -> Tool:
         if caller.chat is not None and name in self.agent:
-            require_taking_part(caller.chat)
+            # Recorded like any refusal: peers_off, or outside_origin.
+            actions.check_takes_part(caller.chat)
         tool = self.offered(caller).get(name)
         if tool is None:
             raise Refusal("not_found", f"There is no tool named {name!r} for this credential.")
@@ -101,14 +101,6 @@ class Toolbox:
             content=[types.TextContent(type="text", text=answer.text)],
             structured_content=answer.body,
         )
-
-
-def require_taking_part(chat) -> None:
-    """A chat whose switch is off, or that was started from outside, has no tools."""
-    with actions.refusals_recorded(chat, target=None):
-        actions.check_sender(actions.Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
-        if chat.from_outside:
-            raise actions.outside_origin()
 
 
 def refused(refusal: Refusal) -> types.CallToolResult:

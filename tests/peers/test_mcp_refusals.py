@@ -3,8 +3,12 @@ same activity row; and another account's ids read exactly like missing ones."""
 
 import pytest
 
-from peers.actions import check_send_as_person, check_send_message, do_set_limits
-from peers.delivery import check_mark_seen
+from peers.actions import (
+    check_mark_seen,
+    check_send_as_person,
+    check_send_message,
+    do_set_limits,
+)
 from peers.models import Activity
 from tests.conftest import make_chat
 from tests.peers.test_mcp_tools import (

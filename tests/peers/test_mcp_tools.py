@@ -7,8 +7,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from accounts.actions import do_create_api_token
-from chats.actions import do_set_peers
-from peers.actions import check_send_message
+from peers.actions import check_send_message, do_set_peers
 from peers.mcp.server import TOOLBOX
 from peers.models import Activity, PeerMessage
 from tests.conftest import make_chat

@@ -242,8 +242,8 @@ async def wait_for_answer(site: Site, answering_url: str) -> None:
             )
         )
         answer_id = await asyncio.to_thread(answer_by_rest, site, answering_url, text=asked)
-        # Well inside the 20 s wait: the answer's hint reached the waiting call at once
-        # (the end of a wait would find it in the database too, but only 20 s later).
+        # Well inside the 20 s wait: the call took the answer as it came (a hint, or
+        # the waiting call's next look at the database), not when its time ran out.
         result = await asyncio.wait_for(call, ANSWER_SECONDS)
     rest(site.url, site.token, "POST", f"/api/v1/chats/{site.recipient['id']}/stop")
     body = result.structured_content

@@ -3,6 +3,7 @@
 Every list and every call starts from the bearer secret again (in a DB thread): the
 credential's state (its chat's switch, a revoked token) may change between calls."""
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,8 @@ from chats.inputs import parse
 from chats.refusals import Refusal
 from peers import actions
 from peers.selectors import takes_part
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,10 @@ class Toolbox:
             answer = outcome if isinstance(outcome, Answer) else await outcome()
         except Refusal as refusal:
             return refused(refusal)
+        except Exception:
+            # As REST's server_error: the model reads a sentence, the log keeps the trace.
+            logger.exception("The MCP tool %s failed.", name)
+            return refused(Refusal("server_error", "Something went wrong here; try again."))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=answer.text)],
             structured_content=answer.body,

@@ -160,6 +160,13 @@ def test_it_answers_401_json_without_a_valid_secret(site, path):
         assert response.json()["code"] == "not_authenticated"
 
 
+def test_it_answers_413_json_for_a_body_over_the_limit(site):
+    headers = {"Authorization": f"Bearer {site.token}", "Content-Type": "application/json"}
+    body = b'{"text": "' + b"x" * (1024 * 1024 + 1) + b'"}'
+    response = httpx2.post(site.url + "/mcp", content=body, headers=headers, timeout=10)
+    assert (response.status_code, response.json()["code"]) == (413, "too_large")
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_it_serves_the_agent_tools_over_http(site, mode):
     async with http_client(site.url, site.sender["agent_key"], mode=mode) as client:

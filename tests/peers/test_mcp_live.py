@@ -5,7 +5,9 @@
 The servers are other processes: this module never opens the test database."""
 
 import asyncio
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -266,6 +268,56 @@ async def test_message_chat_waits_for_an_answer_sent_through_rest(site):
 async def test_message_chat_waits_for_an_answer_another_server_took(redis_sites):
     site, other_server = redis_sites
     await wait_for_answer(site, other_server)
+
+
+# The agent CLIs connect (a wrong token makes them drop the server silently) -------
+
+CLI_DIR = Path("/root/.cache/crosstalk/agent-clis/node_modules/.bin")
+# Nothing leaves 127.0.0.1: no telemetry, no update checks.
+QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "GEMINI_CLI_TRUST_WORKSPACE": "true",
+}
+
+
+def agent_cli(name: str) -> str:
+    found = shutil.which(name) or (str(CLI_DIR / name) if (CLI_DIR / name).exists() else None)
+    if found is None:
+        pytest.skip(f"needs the {name} CLI")
+    return found
+
+
+def run_cli(home: Path, *command: str) -> str:
+    env = {**os.environ, **QUIET, "HOME": str(home)}
+    done = subprocess.run(  # noqa: S603 (a pinned CLI with fixed arguments)
+        command, cwd=home, env=env, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout + done.stderr
+
+
+def test_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path):
+    claude = agent_cli("claude")
+    url = f"{site.url}/mcp"
+    for name, key in (("crosstalk", site.sender["agent_key"]), ("wrong", "cak_wrong")):
+        header = f"Authorization: Bearer {key}"
+        add = ["mcp", "add", "--transport", "http", "-s", "user", name, url, "--header", header]
+        run_cli(tmp_path, claude, *add)
+    listed = run_cli(tmp_path, claude, "mcp", "list")
+    assert f"crosstalk: {url} (HTTP) - ✔ Connected" in listed, listed
+    assert f"wrong: {url} (HTTP) - ✘ Failed to connect" in listed, listed
+
+
+def test_gemini_connects_with_the_agent_key(site, tmp_path):
+    gemini = agent_cli("gemini")
+    headers = {"Authorization": f"Bearer {site.sender['agent_key']}"}
+    server = {"httpUrl": f"{site.url}/mcp", "headers": headers, "trust": True}
+    settings = {"mcpServers": {"crosstalk": server}, "privacy": {"usageStatisticsEnabled": False}}
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    listed = run_cli(tmp_path, gemini, "mcp", "list")
+    assert f"crosstalk: {site.url}/mcp (http) - Connected" in listed, listed
 
 
 # stdio ---------------------------------------------------------------------------

@@ -1,6 +1,5 @@
-"""http → /mcp (the MCP server) or Django; websocket → the page consumers. Background services (the
-in-process turn runner) start with the first connection, since Daphne sends
-no lifespan events; `manage.py serve` starts them at boot as well."""
+"""http → /mcp (the MCP server) or Django; websocket → the page consumers; all inside ServerProcess,
+which starts this process's background services once (crosstalk.services)."""
 
 import os
 
@@ -13,14 +12,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from agents.services import EXTRA_SERVICES, BackgroundServices  # noqa: E402
 from chats.routing import websocket_urlpatterns  # noqa: E402
-from peers.mcp.http import McpRouter, run_mcp_session_manager  # noqa: E402
+from crosstalk.services import ServerProcess  # noqa: E402
+from peers.mcp.http import McpRouter  # noqa: E402
 
-if run_mcp_session_manager not in EXTRA_SERVICES:
-    EXTRA_SERVICES.append(run_mcp_session_manager)
-
-application = BackgroundServices(
+application = ServerProcess(
     ProtocolTypeRouter(
         {
             "http": McpRouter(django_app),

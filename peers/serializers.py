@@ -2,44 +2,25 @@
 
 from chats.models import Chat, Entry
 from chats.serializers import chat_json, iso
+from peers.delivery_table import words
 from peers.models import Activity, PeerMessage
 from peers.selectors import how_fast
 
-State = PeerMessage.State
-Detail = PeerMessage.Detail
+__all__ = [
+    "activity_json",
+    "chats_with_how_fast",
+    "entry_json",
+    "iso",
+    "listing",
+    "message_json",
+    "sent_json",
+    "words",
+]
 
 HELD_NOTE = (
     "The person stopped that chat: your message is held until they write to it. "
     "Do not wait for an answer; carry on with your own work."
 )
-
-DETAIL_WORDS = {
-    Detail.WAKING: "waking it",
-    Detail.BEHIND_TURN: "behind its current turn",
-    Detail.WITH_BACKGROUND_WORK: "waits with its background work",
-    Detail.HELD: "held until you write",
-    Detail.BETWEEN_STEPS: "between steps",
-    Detail.AS_FINISHED: "as it finished",
-    Detail.WAITING_CALL: "as the answer a waiting call took",
-    Detail.TURN_PROMPT: "as a turn's prompt",
-    Detail.INBOX: "read from its inbox",
-    Detail.TO_YOU: "to you",
-    Detail.NEXT_STEP: "its next step takes it",
-    Detail.REMOVED: "removed from the queue",
-}
-
-
-def words(message: PeerMessage) -> str:
-    """The state in the words people see, the same in every interface."""
-    label = State(message.state).label
-    if message.state == State.PENDING and message.detail == Detail.WAITING_CALL:
-        return "Pending — its sender is waiting for it"
-    if message.state == State.NOT_DELIVERED:
-        return f"{label} — {message.detail}" if message.detail else label
-    if message.state == State.CANCELLED and message.detail != Detail.REMOVED:
-        return "Cancelled — before it arrived"
-    detail = DETAIL_WORDS.get(message.detail, "")
-    return f"{label} — {detail}" if detail else label
 
 
 def message_json(message: PeerMessage) -> dict:
@@ -55,6 +36,8 @@ def message_json(message: PeerMessage) -> dict:
         "hop": message.hop,
         "state": message.state,
         "detail": message.detail,
+        "path": message.path or None,
+        "reason": message.reason or None,
         "answered": message.answered,
         "answer": message.answer_id,
         "words": words(message),
@@ -97,6 +80,6 @@ def entry_json(entry: Entry) -> dict:
 def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
     """MessageChat's answer: the message, and the answering message when a wait took one."""
     body = {**message_json(message), "answer_message": message_json(answer) if answer else None}
-    if message.detail == PeerMessage.Detail.HELD:
+    if message.reason == PeerMessage.Reason.HELD:
         body["note"] = HELD_NOTE
     return body

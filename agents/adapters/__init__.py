@@ -44,7 +44,10 @@ def adapter_for(chat: Chat) -> Adapter:
 
 
 def declare_what_each_kind_takes() -> None:
-    """peers routes by chats.agent_kinds.takes(kind); each adapter's `takes` is the source."""
+    """peers routes by chats.agent_kinds.takes(kind); each adapter's `takes` is the source.
+
+    Each also says, when a chat is created, whether one of its kind could run here."""
     for kind, adapter in ADAPTERS.items():
-        check = getattr(adapter, "why_not_ready", None)
-        agent_kinds.declare(kind, adapter.takes, check=check)
+        agent_kinds.declare(kind, adapter.takes)
+        if hasattr(adapter, "why_not_ready"):
+            agent_kinds.declare_check(kind, adapter.why_not_ready)

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from agents.dbthread import in_db_thread
 from chats.actions import turn_is_running
+from chats.agent_kinds import Takes
 from chats.models import Chat, Turn
 from peers.models import PeerMessage
 
@@ -53,9 +54,10 @@ class TurnContext:
 
 
 class Adapter:
-    # What a running turn can take (chats.agent_kinds): between steps, as it finishes, inbox.
-    takes: frozenset[str] = frozenset()
-    # The runner itself offers messages as the turn finishes (the demo; CLIs use a Stop hook).
+    # What a running turn of this kind takes: between its steps, as it finishes.
+    takes = Takes()
+    # The runner itself offers messages as the turn finishes (the demo); a CLI's Stop hook
+    # does that inside its process, so the runner does not.
     takes_messages_as_finished = False
 
     async def run(self, ctx: TurnContext) -> TurnResult:
@@ -69,7 +71,12 @@ class Adapter:
 
 
 class NotSetUpAdapter(Adapter):
-    """An agent kind whose command-line runner this machine does not have yet."""
+    """An agent kind whose command-line runner this machine does not have yet.
+
+    Its sessions attach through hooks, which take messages between steps and as
+    they finish."""
+
+    takes = Takes(between_steps=True, as_finished=True)
 
     def __init__(self, kind: str) -> None:
         self.kind = kind

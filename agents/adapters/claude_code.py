@@ -19,7 +19,7 @@ from agents.adapters.events import (
     ToolCall,
     json_line,
 )
-from chats.agent_kinds import AS_FINISHED, BETWEEN_STEPS
+from chats.agent_kinds import Takes
 from chats.models import Chat
 
 BYPASS_MODES = {"bypassPermissions"}
@@ -30,7 +30,7 @@ class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
     program = "claude"
     bin_variable = "CLAUDE_BIN"
-    takes = frozenset({BETWEEN_STEPS, AS_FINISHED})
+    takes = Takes(between_steps=True, as_finished=True)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

@@ -60,7 +60,6 @@ class CliAdapter(Adapter):
     kind = ""
     program = ""
     bin_variable = ""
-    takes: frozenset[str] = frozenset()
 
     # What a subclass says -------------------------------------------------------
 

@@ -8,7 +8,7 @@ Its stream: `thread.started{thread_id}`, `item.started/completed` of
 
 from agents.adapters.cli import CliAdapter, HostedRun
 from agents.adapters.events import Event, Failure, Said, Session, ToolCall, json_line
-from chats.agent_kinds import AS_FINISHED, BETWEEN_STEPS
+from chats.agent_kinds import Takes
 from chats.models import Chat
 
 SANDBOXES = {"read-only", "workspace-write", "danger-full-access"}
@@ -19,7 +19,7 @@ class CodexAgent(CliAdapter):
     kind = Chat.Agent.CODEX
     program = "codex"
     bin_variable = "CODEX_BIN"
-    takes = frozenset({BETWEEN_STEPS, AS_FINISHED})
+    takes = Takes(between_steps=True, as_finished=True)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

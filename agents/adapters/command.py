@@ -11,6 +11,7 @@ from agents.adapters.base import AgentUnavailable
 from agents.adapters.cli import CliAdapter, HostedRun, missing_folder
 from agents.adapters.events import Event, Said
 from agents.adapters.setup import chat_folder
+from chats.agent_kinds import Takes
 from chats.models import Chat
 
 SHELL = "/bin/sh"
@@ -38,7 +39,7 @@ def program_found(command: str, folder: str) -> bool:
 class CommandAgent(CliAdapter):
     kind = Chat.Agent.COMMAND
     program = "command"
-    takes = frozenset()
+    takes = Takes()
 
     @classmethod
     def why_not_ready(cls, *, folder: str, command: str) -> str | None:

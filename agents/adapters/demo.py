@@ -10,7 +10,7 @@ from django.conf import settings
 
 from agents import peer_calls
 from agents.adapters.base import Adapter, AgentFailed, TurnContext, TurnResult
-from chats.agent_kinds import AS_FINISHED, BETWEEN_STEPS
+from chats.agent_kinds import Takes
 from chats.refusals import Refusal
 from peers.models import PeerMessage
 
@@ -33,8 +33,8 @@ def steps(count: int) -> str:
 
 
 class DemoAgent(Adapter):
-    # Its steps behave like Claude Code's hooks.
-    takes = frozenset({BETWEEN_STEPS, AS_FINISHED})
+    # Its steps behave like Claude Code's PostToolUse and Stop hooks.
+    takes = Takes(between_steps=True, as_finished=True)
     takes_messages_as_finished = True
 
     async def run(self, ctx: TurnContext) -> TurnResult:

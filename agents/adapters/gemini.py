@@ -7,7 +7,7 @@ It reports no final text of its own: the words after its last step are it."""
 
 from agents.adapters.cli import CliAdapter, HostedRun
 from agents.adapters.events import Event, Failure, Said, Session, ToolCall, json_line
-from chats.agent_kinds import AS_FINISHED, BETWEEN_STEPS
+from chats.agent_kinds import Takes
 from chats.models import Chat
 
 APPROVAL_MODES = {"default", "auto_edit", "yolo", "plan"}
@@ -18,7 +18,7 @@ class GeminiAgent(CliAdapter):
     kind = Chat.Agent.GEMINI
     program = "gemini"
     bin_variable = "GEMINI_BIN"
-    takes = frozenset({BETWEEN_STEPS, AS_FINISHED})
+    takes = Takes(between_steps=True, as_finished=True)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

@@ -39,18 +39,17 @@ def read_chat(caller: Caller, spec: ReadChatInput) -> Answer:
 
 
 def message_chat(caller: Caller, spec: MessageChatInput) -> Answer | Later:
-    if spec.wait_seconds > 0:
-        return partial(send_and_wait, caller, spec)
-    message = actions.check_send_message(
-        caller.chat, to=spec.to, text=spec.text, reply_to=spec.reply_to
-    )
-    return sent_answer(message, None, waited=False)
+    """Sends here (in the DB thread); a wait, if the send asked for one, comes after."""
+    message = actions.check_send_message(caller.chat, **spec.model_dump())
+    if message.waiting_until is None:
+        return sent_answer(message, None, waited=False)
+    waiting.release_connection()  # none held while it waits
+    return partial(wait_for_answer, message)
 
 
-async def send_and_wait(caller: Caller, spec: MessageChatInput) -> Answer:
+async def wait_for_answer(message: PeerMessage) -> Answer:
     """Holds no thread and no DB connection while it waits (peers.waiting)."""
-    # MessageChatInput's fields are send_and_wait's: to, text, reply_to, wait_seconds.
-    message, answer = await waiting.send_and_wait(caller.chat, **spec.model_dump())
+    message, answer = await waiting.wait_for_answer(message)
     return await sync_to_async(sent_answer)(message, answer, waited=True)
 
 

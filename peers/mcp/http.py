@@ -19,6 +19,7 @@ from peers.mcp.server import BEARER_IN_SCOPE, build_server
 
 MCP_PATHS = {"/mcp", "/mcp/"}
 START_SECONDS = 10  # how long a request waits for the manager of a process that just started
+MAX_BODY = 1024 * 1024  # far above the longest message; bigger bodies get 413 too_large
 
 
 class ManagerSlot:
@@ -41,7 +42,7 @@ SLOT = ManagerSlot()
 
 async def run_mcp_session_manager() -> None:
     """A background service: runs the session manager until cancelled."""
-    manager = StreamableHTTPSessionManager(app=build_server())
+    manager = StreamableHTTPSessionManager(app=build_server(), max_request_body_size=MAX_BODY)
     started = SLOT.event()
     async with manager.run():
         SLOT.manager = manager
@@ -61,12 +62,22 @@ async def running_manager() -> StreamableHTTPSessionManager | None:
     return SLOT.manager
 
 
-def bearer(scope) -> str:
-    for name, value in scope.get("headers", []):
-        if name == b"authorization":
-            scheme, _, secret = value.decode("latin-1").partition(" ")
-            return secret.strip() if scheme.lower() == "bearer" else ""
+def header(scope, name: bytes) -> str:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
     return ""
+
+
+def bearer(scope) -> str:
+    scheme, _, secret = header(scope, b"authorization").partition(" ")
+    return secret.strip() if scheme.lower() == "bearer" else ""
+
+
+def too_large(scope) -> bool:
+    """By its Content-Length; a chunked body over the limit is the SDK's to refuse (413)."""
+    length = header(scope, b"content-length")
+    return length.isdigit() and int(length) > MAX_BODY
 
 
 def principal(caller: Caller) -> AuthenticatedUser:
@@ -76,6 +87,10 @@ def principal(caller: Caller) -> AuthenticatedUser:
 
 
 async def serve_mcp(scope, receive, send) -> None:
+    if too_large(scope):
+        body = {"code": "too_large", "message": f"Send at most {MAX_BODY} bytes."}
+        await send_json(send, 413, body)
+        return
     secret = bearer(scope)
     caller = await sync_to_async(caller_for_secret)(secret)
     if caller is None:

@@ -9,7 +9,7 @@ cancel_peer_message  POST /api/v1/messages/{id}/cancel
 start_chat           POST /api/v1/chats
 update_chat          PATCH /api/v1/chats/{id}"""
 
-from chats.actions import check_create_chat, check_update_chat
+from chats.actions import check_create_chat
 from chats.api import Caller, page
 from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat
@@ -86,7 +86,7 @@ def read_peers(caller: Caller, spec: ReadPeersInput) -> Answer:
 
 def set_peer_reach(caller: Caller, spec: SetPeerReachInput) -> Answer:
     chat = access_chat(caller.user, spec.chat)
-    chat = check_update_chat(caller.user, chat, spec=ChatUpdate(peers=spec.peers))
+    chat = actions.check_update_chat(caller.user, chat, spec=ChatUpdate(peers=spec.peers))
     return chat_answer(chat, f"Agent-to-agent messaging is {'on' if chat.peers else 'off'}:")
 
 
@@ -104,7 +104,8 @@ def start_chat(caller: Caller, spec: ChatCreate) -> Answer:
 
 def update_chat(caller: Caller, spec: UpdateChatInput) -> Answer:
     chat = access_chat(caller.user, spec.chat)
-    return chat_answer(check_update_chat(caller.user, chat, spec=spec.changes()), "Updated:")
+    changed = actions.check_update_chat(caller.user, chat, spec=spec.changes())
+    return chat_answer(changed, "Updated:")
 
 
 CHAT_FIELDS = (

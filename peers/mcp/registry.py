@@ -3,6 +3,7 @@
 Every list and every call starts from the bearer secret again (in a DB thread): the
 credential's state (its chat's switch, a revoked token) may change between calls."""
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,8 +16,9 @@ from chats.api import Caller, caller_for_secret
 from chats.inputs import parse
 from chats.refusals import Refusal
 from peers import actions
-from peers.models import PeerMessage
 from peers.selectors import takes_part
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +87,8 @@ class Toolbox:
 
     def find(self, caller: Caller, name: str) -> Tool:
         if caller.chat is not None and name in self.agent:
-            require_taking_part(caller.chat)
+            # Recorded like any refusal: peers_off, or outside_origin.
+            actions.check_takes_part(caller.chat)
         tool = self.offered(caller).get(name)
         if tool is None:
             raise Refusal("not_found", f"There is no tool named {name!r} for this credential.")
@@ -97,18 +100,14 @@ class Toolbox:
             answer = outcome if isinstance(outcome, Answer) else await outcome()
         except Refusal as refusal:
             return refused(refusal)
+        except Exception:
+            # As REST's server_error: the model reads a sentence, the log keeps the trace.
+            logger.exception("The MCP tool %s failed.", name)
+            return refused(Refusal("server_error", "Something went wrong here; try again."))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=answer.text)],
             structured_content=answer.body,
         )
-
-
-def require_taking_part(chat) -> None:
-    """A chat whose switch is off, or that was started from outside, has no tools."""
-    with actions.refusals_recorded(chat, target=None):
-        actions.check_sender(actions.Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
-        if chat.from_outside:
-            raise actions.outside_origin()
 
 
 def refused(refusal: Refusal) -> types.CallToolResult:

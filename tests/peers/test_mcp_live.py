@@ -5,7 +5,9 @@
 The servers are other processes: this module never opens the test database."""
 
 import asyncio
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -160,6 +162,13 @@ def test_it_answers_401_json_without_a_valid_secret(site, path):
         assert response.json()["code"] == "not_authenticated"
 
 
+def test_it_answers_413_json_for_a_body_over_the_limit(site):
+    headers = {"Authorization": f"Bearer {site.token}", "Content-Type": "application/json"}
+    body = b'{"text": "' + b"x" * (1024 * 1024 + 1) + b'"}'
+    response = httpx2.post(site.url + "/mcp", content=body, headers=headers, timeout=10)
+    assert (response.status_code, response.json()["code"]) == (413, "too_large")
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_it_serves_the_agent_tools_over_http(site, mode):
     async with http_client(site.url, site.sender["agent_key"], mode=mode) as client:
@@ -226,8 +235,13 @@ def answer_by_rest(site: Site, answering_url: str, *, text: str) -> str:
 
 async def wait_for_answer(site: Site, answering_url: str) -> None:
     # A long demo turn keeps the recipient busy: only our REST answer can come in time.
-    busy = rest(site.url, site.token, "POST", f"/api/v1/chats/{site.recipient['id']}/prompts",
-                {"text": "work 400"})  # fmt: skip
+    busy = rest(
+        site.url,
+        site.token,
+        "POST",
+        f"/api/v1/chats/{site.recipient['id']}/prompts",
+        {"text": "work 400"},
+    )
     assert busy.is_success
     asked = f"which port? {uuid.uuid4().hex[:6]}"
     async with http_client(site.url, site.sender["agent_key"]) as client:
@@ -237,8 +251,8 @@ async def wait_for_answer(site: Site, answering_url: str) -> None:
             )
         )
         answer_id = await asyncio.to_thread(answer_by_rest, site, answering_url, text=asked)
-        # Well inside the 20 s wait: the answer's hint reached the waiting call at once
-        # (the end of a wait would find it in the database too, but only 20 s later).
+        # Well inside the 20 s wait: the call took the answer as it came (a hint, or
+        # the waiting call's next look at the database), not when its time ran out.
         result = await asyncio.wait_for(call, ANSWER_SECONDS)
     rest(site.url, site.token, "POST", f"/api/v1/chats/{site.recipient['id']}/stop")
     body = result.structured_content
@@ -256,6 +270,56 @@ async def test_message_chat_waits_for_an_answer_another_server_took(redis_sites)
     await wait_for_answer(site, other_server)
 
 
+# The agent CLIs connect (a wrong token makes them drop the server silently) -------
+
+CLI_DIR = Path("/root/.cache/crosstalk/agent-clis/node_modules/.bin")
+# Nothing leaves 127.0.0.1: no telemetry, no update checks.
+QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "GEMINI_CLI_TRUST_WORKSPACE": "true",
+}
+
+
+def agent_cli(name: str) -> str:
+    found = shutil.which(name) or (str(CLI_DIR / name) if (CLI_DIR / name).exists() else None)
+    if found is None:
+        pytest.skip(f"needs the {name} CLI")
+    return found
+
+
+def run_cli(home: Path, *command: str) -> str:
+    env = {**os.environ, **QUIET, "HOME": str(home)}
+    done = subprocess.run(  # noqa: S603 (a pinned CLI with fixed arguments)
+        command, cwd=home, env=env, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout + done.stderr
+
+
+def test_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path):
+    claude = agent_cli("claude")
+    url = f"{site.url}/mcp"
+    for name, key in (("crosstalk", site.sender["agent_key"]), ("wrong", "cak_wrong")):
+        header = f"Authorization: Bearer {key}"
+        add = ["mcp", "add", "--transport", "http", "-s", "user", name, url, "--header", header]
+        run_cli(tmp_path, claude, *add)
+    listed = run_cli(tmp_path, claude, "mcp", "list")
+    assert f"crosstalk: {url} (HTTP) - ✔ Connected" in listed, listed
+    assert f"wrong: {url} (HTTP) - ✘ Failed to connect" in listed, listed
+
+
+def test_gemini_connects_with_the_agent_key(site, tmp_path):
+    gemini = agent_cli("gemini")
+    headers = {"Authorization": f"Bearer {site.sender['agent_key']}"}
+    server = {"httpUrl": f"{site.url}/mcp", "headers": headers, "trust": True}
+    settings = {"mcpServers": {"crosstalk": server}, "privacy": {"usageStatisticsEnabled": False}}
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    listed = run_cli(tmp_path, gemini, "mcp", "list")
+    assert f"crosstalk: {site.url}/mcp (http) - Connected" in listed, listed
+
+
 # stdio ---------------------------------------------------------------------------
 
 
@@ -263,8 +327,12 @@ async def test_mcp_stdio_serves_the_tools_on_the_local_database(site):
     async with stdio_client(site.env, site.sender["agent_key"]) as client:
         assert await tool_names(client) == AGENT_TOOLS
         result = await client.call_tool("ReadChat", {"chat": site.recipient["id"], "limit": 2})
-    agent_rest = rest(site.url, site.sender["agent_key"], "GET",
-                      f"/api/v1/agent/chats/{site.recipient['id']}?limit=2")  # fmt: skip
+    agent_rest = rest(
+        site.url,
+        site.sender["agent_key"],
+        "GET",
+        f"/api/v1/agent/chats/{site.recipient['id']}?limit=2",
+    )
     assert result.structured_content == agent_rest.json()
 
 

@@ -8,17 +8,21 @@ finishes), so what the CLI's next model request carried is asserted exactly."""
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.agentcli.clis import codex_env, gemini_env
+from agents.attach import attach_config, write_files
+from chats.models import Chat
+from tests.agentcli.clis import claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
 
@@ -351,3 +355,105 @@ def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     assert run.final == "sent it", run.describe()
     assert messenger.saw("MessageChat", api)  # the tool was offered: the server connected
     assert sent_texts(crosstalk, attached["id"]) == ["MCP-HI"]
+
+
+# Hosted: attach_config(hosted=True), as the runner uses it --------------------------
+# The files go in a folder of their own (never the chat's); the flags and environment
+# load them, and a message sent while a step runs reaches the next model request.
+
+HOSTED_STEP = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say all done]]"
+CODEX_FLAGS = [
+    "-c", 'model_provider="fake"', "-c", 'model="gpt-fake"', "-c", 'approval_policy="never"',
+    "-c", 'sandbox_mode="danger-full-access"', "-c", "features.plugins=false",
+]  # fmt: skip
+
+
+@pytest.fixture
+def config_dir():
+    """Like the runner's, under var/: Gemini skips a settings file below a folder others
+    may write to (such as /tmp)."""
+    (ROOT / "var").mkdir(exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="test-hosted-", dir=ROOT / "var"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def hosted(agent: str, key: str, url: str, folder):
+    config = attach_config(Chat(peers=True), agent, key=key, base_url=url, hosted=True,
+                           config_dir=folder)  # fmt: skip
+    write_files(config, folder)
+    return config
+
+
+def run_hosted_claude(cli, fake, config, folder, home, workdir, prompt):
+    env = claude_env(fake, home) | config.env
+    flags = [*config.argv_extra, "--permission-mode", "bypassPermissions"]
+    return claude_turn(cli, fake, home, workdir, prompt, *flags, env=env)
+
+
+def run_hosted_codex(cli, fake, config, folder, home, workdir, prompt):
+    provider = (
+        f'{{name="fake", base_url="{fake.url}/v1", wire_api="responses", '
+        'env_key="CROSSTALK_FAKE_OPENAI_KEY", request_max_retries=1, stream_max_retries=1}'
+    )
+    flags = ["-c", f"model_providers.fake={provider}", *CODEX_FLAGS, *config.argv_extra]
+    env = codex_env(fake, home) | config.env | {"CODEX_HOME": str(folder)}
+    return codex_turn(cli, fake, home, workdir, prompt, *flags, env=env)
+
+
+def run_hosted_gemini(cli, fake, config, folder, home, workdir, prompt):
+    env = gemini_env(fake, home) | config.env
+    return gemini_turn(cli, fake, home, workdir, prompt, *config.argv_extra, env=env)
+
+
+HOSTED_RUNS = {
+    "claude-code": ("claude_cli", run_hosted_claude, "anthropic"),
+    "codex": ("codex_cli", run_hosted_codex, "openai"),
+    "gemini": ("gemini_cli", run_hosted_gemini, "gemini"),
+}
+
+
+@pytest.fixture(params=list(HOSTED_RUNS))
+def hosted_cli(request):
+    fixture, run, api = HOSTED_RUNS[request.param]
+    return request.param, request.getfixturevalue(fixture), run, api
+
+
+def test_it_configures_a_hosted_turn_that_takes_a_message_between_steps(
+    hosted_cli, messenger, crosstalk, sender, cli_home, cli_workdir, config_dir
+):
+    agent, cli, run, api = hosted_cli
+    chat = crosstalk.new_chat(f"hosted-{agent}", agent)
+    config = hosted(agent, chat["agent_key"], crosstalk.url, config_dir)
+    sent = {}
+
+    def send():
+        sent["step"] = crosstalk.send(sender["agent_key"], chat["id"], "MSG-HOSTED")
+
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send))
+
+    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, HOSTED_STEP)
+
+    assert result.final == "all done", result.describe()
+    assert list(cli_workdir.iterdir()) == []  # nothing written into the chat's folder
+    step = crosstalk.message(sent["step"]["id"])
+    assert step.get("path", step["detail"]) == "between_steps"
+    later = [json.dumps(c.body) for c in messenger.model_calls(api)]
+    assert any("SLEPT-2" in body and step["id"] in body for body in later)
+
+
+def test_it_connects_a_hosted_turn_to_the_crosstalk_mcp_server(
+    hosted_cli, messenger, crosstalk, sender, cli_home, cli_workdir, config_dir
+):
+    if not has_mcp(crosstalk):
+        pytest.skip("no MCP server at /mcp on this branch yet (branch h-mcp)")
+    agent, cli, run, api = hosted_cli
+    chat = crosstalk.new_chat(f"hosted-{agent}", agent)
+    config = hosted(agent, chat["agent_key"], crosstalk.url, config_dir)
+
+    result = run(
+        cli, messenger, config, config_dir, cli_home, cli_workdir, message_chat(sender["id"], "HI")
+    )
+
+    assert result.final == "sent it", result.describe()
+    assert sent_texts(crosstalk, chat["id"]) == ["HI"]

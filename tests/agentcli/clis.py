@@ -117,6 +117,10 @@ FAKE_ANTHROPIC_KEY = "sk-ant-fake-key"
 FAKE_OPENAI_KEY = "sk-fake-openai-key"
 FAKE_GEMINI_KEY = "fake-gemini-key"
 CODEX_KEY_VAR = "CROSSTALK_FAKE_OPENAI_KEY"
+# An unknown slug on purpose: Codex then uses fallback metadata and offers MCP tools
+# inline. A known one (e.g. "gpt-5.5") hides them behind a client-side `tool_search`.
+# The price: every run starts with an `item.completed` of type `error` ("Model
+# metadata for `gpt-fake` not found"), which an adapter must treat as a warning.
 CODEX_MODEL = "gpt-fake"
 
 
@@ -217,3 +221,18 @@ def gemini_env(fake, home: Path, *, settings: dict | None = None) -> dict:
         "GEMINI_API_KEY": FAKE_GEMINI_KEY,
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
     }
+
+
+def install_all() -> int:
+    """`python3 -m tests.agentcli.clis`: install the pinned CLIs that are missing (CI).
+    Prints one line per CLI; exits 0 even when one cannot be installed (its tests skip)."""
+    for name, (package, version) in PACKAGES.items():
+        try:
+            print(f"{name}: {package}@{version} at {find_cli(name)}")
+        except CliUnavailable as why:
+            print(f"!! {why} (its tests will skip)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(install_all())

@@ -57,7 +57,10 @@ class FakeModel:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: stop() waits for one, at every test's teardown.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def port(self) -> int:
@@ -106,10 +109,16 @@ class FakeModel:
 
     def last_user_text(self, api: str | None = None) -> str:
         """The latest user-written text of the latest model call (hook contexts skipped)."""
+        return script.last_user_text(self._latest_events(api))
+
+    def tool_results(self, api: str | None = None) -> list[str]:
+        """The tool results, as text, that the latest model call (of this API) carried:
+        what the model was shown of each call, oldest first."""
+        return [event.text for event in self._latest_events(api) if event.kind == "result"]
+
+    def _latest_events(self, api: str | None) -> list[script.Event]:
         calls = self.model_calls(api)
-        if not calls:
-            return ""
-        return script.last_user_text(_dialect(calls[-1].api).events(calls[-1].body))
+        return _dialect(calls[-1].api).events(calls[-1].body) if calls else []
 
     def saw(self, text: str, api: str | None = None) -> bool:
         """Whether any request body (of this API) contained `text` in one of its strings."""
@@ -129,8 +138,14 @@ def decide(dialect, body: dict) -> Answer:
     if step.directive is None:
         return Answer(text=step.text)
     if not body.get("tools"):  # a side call (title, summary): no tools to call
-        return Answer(text=f"Fake model saw: {script.first_line(script.last_user_text(events))}")
+        return Answer(text=script.echo_text(events))
     return dialect.tool_answer(step.directive, body)
+
+
+def _error_body(status: int) -> bytes:
+    """One shape every client reads: Anthropic's `type`, OpenAI's and Google's fields."""
+    error = {"type": "api_error", "code": status, "message": "fake failure", "status": "INTERNAL"}
+    return json.dumps({"type": "error", "error": error}).encode()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -177,8 +192,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = self._record(dialect.name, body)
         status = self.server.fake.take_failure()
         if status:
-            error = {"type": "error", "error": {"type": "api_error", "message": "fake failure"}}
-            return self._send(status, "application/json", json.dumps(error).encode())
+            return self._send(status, "application/json", _error_body(status))
         request.answer = decide(dialect, body)
         self._send(200, *encode(request.answer))
 

@@ -27,10 +27,11 @@ class Turn:
         return f"exit {self.process.returncode}; stderr: {self.process.stderr[-1500:]}"
 
 
-def claude_turn(cli, fake, home, cwd, prompt, *args, env=None, timeout=TIMEOUT) -> Turn:
-    """`claude -p PROMPT --output-format stream-json --verbose ARGS…`; `final` is the
-    result event's text, None when there is none or it says `is_error`."""
-    argv = [cli, "-p", prompt, "--output-format", "stream-json", "--verbose", *args]
+def claude_turn(cli, fake, home, cwd, prompt, *args, resume=None, env=None, timeout=TIMEOUT):
+    """`claude -p PROMPT --output-format stream-json --verbose [--resume ID] ARGS…`;
+    `final` is the result event's text, None when there is none or it says `is_error`."""
+    argv = [cli, "-p", prompt, "--output-format", "stream-json", "--verbose"]
+    argv += [*(["--resume", resume] if resume else []), *args]
     done = run_cli(argv, env=env or claude_env(fake, home), cwd=cwd, timeout=timeout)
     events = json_lines(done.stdout)
     result = next((e for e in reversed(events) if e.get("type") == "result"), {})

@@ -79,7 +79,7 @@ def next_step(events: list[Event]) -> Step:
                 1 for e in events[index + 1 :] if e.kind == "call" and e.name not in LOADER_TOOLS
             )
             return _step_after(directives, made)
-    return Step(text=f"Fake model saw: {first_line(last_user_text(events))}")
+    return Step(text=echo_text(events))
 
 
 def _step_after(directives: list[Directive], made: int) -> Step:
@@ -94,6 +94,11 @@ def _step_after(directives: list[Directive], made: int) -> Step:
         tools += 1
     says = [d.text for d in directives if d.kind == "say"]
     return Step(text=says[-1] if says else "done")
+
+
+def echo_text(events: list[Event]) -> str:
+    """The answer to a conversation that scripts nothing."""
+    return f"Fake model saw: {first_line(last_user_text(events))}"
 
 
 def last_user_text(events: list[Event]) -> str:

@@ -50,11 +50,14 @@ def test_it_loads_claude_mcp_tool_through_tool_search_first(
 
 
 def test_it_calls_codex_mcp_tool_in_its_namespace(codex_cli, fake_model, cli_home, cli_workdir):
+    # `required = true`: else `codex exec` does not wait for the server to start, and a
+    # slow one is simply missing from the first request's tools.
     server = f"""
 [mcp_servers.crosstalk]
 command = {json.dumps(ECHO[0])}
 args = {json.dumps(ECHO[1:])}
 default_tools_approval_mode = "approve"
+required = true
 """
     env = codex_env(fake_model, cli_home, extra_toml=server)
 

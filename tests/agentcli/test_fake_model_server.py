@@ -62,3 +62,15 @@ def test_it_fails_the_next_model_call_when_told(fake_model):
 def test_it_answers_404_for_an_unknown_path_and_records_it(fake_model):
     assert post(fake_model, "/v1/chat/completions", {})[0] == 404
     assert fake_model.requests_for("other")[0].path == "/v1/chat/completions"
+
+
+def test_it_reads_back_the_tool_results_of_the_latest_model_call(fake_model):
+    call = {"type": "function_call", "name": "exec_command", "call_id": "c1", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "Output:\nhi\n"}
+    body = {"input": [{"role": "user", "content": [{"type": "input_text", "text": "[[bash x]]"}]},
+                      call, output]}  # fmt: skip
+
+    post(fake_model, "/v1/responses", body)
+
+    assert fake_model.tool_results("openai") == ["Output:\nhi\n"]
+    assert fake_model.model_calls("openai")[0].answer.text == "done"

@@ -3,85 +3,66 @@ the script's `[[say]]`, the tool result comes back to the fake, and a resume kee
 the session id."""
 
 import random
+from dataclasses import dataclass
 
 import pytest
 
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
 
-BYPASS = ("--permission-mode", "bypassPermissions")
+pytestmark = pytest.mark.agent_cli
 
 
-@pytest.fixture
-def token():
-    return f"hello-{random.randrange(10**6)}"
+@dataclass(frozen=True)
+class Cli:
+    turn: object  # the headless.*_turn function
+    api: str
+    history: str  # the body key holding the conversation
+    args: tuple = ()
+
+    def tool_results(self, body: dict) -> list:
+        if self.api == "anthropic":
+            blocks = [b for m in body["messages"] if isinstance(m["content"], list)
+                      for b in m["content"]]  # fmt: skip
+            return [b for b in blocks if b.get("type") == "tool_result"]
+        if self.api == "openai":
+            return [i for i in body["input"] if i.get("type") == "function_call_output"]
+        return [p for c in body["contents"] for p in c["parts"] if "functionResponse" in p]
 
 
-def bash_script(token: str) -> str:
-    return f"[[bash echo {token} > out.txt]]\n[[say finished]]"
+CLIS = {
+    "claude": Cli(claude_turn, "anthropic", "messages", ("--permission-mode", "bypassPermissions")),
+    "codex": Cli(codex_turn, "openai", "input"),
+    "gemini": Cli(gemini_turn, "gemini", "contents"),
+}
 
 
-def test_it_runs_claude_bash_step_and_says_the_final_text(
-    claude_cli, fake_model, cli_home, cli_workdir, token
-):
-    run = claude_turn(claude_cli, fake_model, cli_home, cli_workdir, bash_script(token), *BYPASS)
-
-    assert run.final == "finished", run.describe()
-    assert (cli_workdir / "out.txt").read_text().strip() == token
-    follow_up = fake_model.model_calls("anthropic")[-1].body["messages"]
-    results = [b for m in follow_up if isinstance(m["content"], list) for b in m["content"]]
-    assert any(block.get("type") == "tool_result" for block in results)
+@pytest.fixture(params=sorted(CLIS))
+def cli(request):
+    """(binary, Cli) for each of the three; skips the ones that are unavailable."""
+    return request.getfixturevalue(f"{request.param}_cli"), CLIS[request.param]
 
 
-def test_it_resumes_claude_session_with_the_same_id(claude_cli, fake_model, cli_home, cli_workdir):
-    first = claude_turn(claude_cli, fake_model, cli_home, cli_workdir, "[[say one]]")
-    second = claude_turn(
-        claude_cli, fake_model, cli_home, cli_workdir, "[[say two]]", "--resume", first.session
-    )
+def test_it_runs_the_shell_step_and_says_the_final_text(cli, fake_model, cli_home, cli_workdir):
+    binary, spec = cli
+    token = f"hello-{random.randrange(10**6)}"
+    script = f"[[bash echo {token} > out.txt]]\n[[say finished]]"
 
-    assert (first.final, second.final) == ("one", "two"), second.describe()
-    assert second.session == first.session
-    assert "[[say one]]" in str(fake_model.model_calls("anthropic")[-1].body["messages"])
-
-
-def test_it_runs_codex_shell_step_and_says_the_final_text(
-    codex_cli, fake_model, cli_home, cli_workdir, token
-):
-    run = codex_turn(codex_cli, fake_model, cli_home, cli_workdir, bash_script(token))
-
-    assert run.final == "finished", run.describe()
-    assert (cli_workdir / "out.txt").read_text().strip() == token
-    follow_up = fake_model.model_calls("openai")[-1].body["input"]
-    assert any(item.get("type") == "function_call_output" for item in follow_up)
-
-
-def test_it_resumes_codex_thread_with_the_same_id(codex_cli, fake_model, cli_home, cli_workdir):
-    first = codex_turn(codex_cli, fake_model, cli_home, cli_workdir, "[[say one]]")
-    second = codex_turn(
-        codex_cli, fake_model, cli_home, cli_workdir, "[[say two]]", resume=first.session
-    )
-
-    assert (first.final, second.final) == ("one", "two"), second.describe()
-    assert second.session == first.session
-    assert "[[say one]]" in str(fake_model.model_calls("openai")[-1].body["input"])
-
-
-def test_it_runs_gemini_shell_step_and_says_the_final_text(
-    gemini_cli, fake_model, cli_home, cli_workdir, token
-):
-    run = gemini_turn(gemini_cli, fake_model, cli_home, cli_workdir, bash_script(token))
+    run = spec.turn(binary, fake_model, cli_home, cli_workdir, script, *spec.args)
 
     assert run.final == "finished", run.describe()
     assert (cli_workdir / "out.txt").read_text().strip() == token
-    follow_up = fake_model.model_calls("gemini")[-1].body["contents"]
-    assert any("functionResponse" in part for c in follow_up for part in c["parts"])
+    calls = fake_model.model_calls(spec.api)
+    assert [spec.tool_results(call.body) != [] for call in calls] == [False, True]
 
 
-def test_it_resumes_gemini_session_with_the_same_id(gemini_cli, fake_model, cli_home, cli_workdir):
-    first = gemini_turn(gemini_cli, fake_model, cli_home, cli_workdir, "[[say one]]")
-    second = gemini_turn(
-        gemini_cli, fake_model, cli_home, cli_workdir, "[[say two]]", resume=first.session
-    )
+def test_it_resumes_the_session_with_the_same_id(cli, fake_model, cli_home, cli_workdir):
+    binary, spec = cli
+    first = spec.turn(binary, fake_model, cli_home, cli_workdir, "[[say one]]", *spec.args)
+    second = spec.turn(
+        binary, fake_model, cli_home, cli_workdir, "[[say two]]", *spec.args,
+        resume=first.session,
+    )  # fmt: skip
 
     assert (first.final, second.final) == ("one", "two"), second.describe()
     assert second.session == first.session
-    assert "[[say one]]" in str(fake_model.model_calls("gemini")[-1].body["contents"])
+    assert "[[say one]]" in str(fake_model.model_calls(spec.api)[-1].body[spec.history])

@@ -113,3 +113,16 @@ def test_it_names_the_shell_and_mcp_tools_each_cli_offers():
     assert Gemini.tool_answer(Directive("call", "Nope"), gemini).text.startswith(
         "Fake model: tool Nope is not offered"
     )
+
+
+def test_it_reads_gemini_hook_context_unescaped():
+    output = "<untrusted_context>a &gt; b</untrusted_context>"
+    output += "<hook_context>[[bash x &gt; y]]</hook_context>"
+    body = {"contents": [{"role": "user", "parts": [
+        {"functionResponse": {"name": "run_shell_command", "response": {"output": output}}}
+    ]}]}  # fmt: skip
+
+    (event,) = Gemini.events(body)
+
+    assert event.text.endswith("<hook_context>[[bash x > y]]</hook_context>")
+    assert "a &gt; b" in event.text

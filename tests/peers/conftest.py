@@ -36,8 +36,8 @@ def recipient(other_chat):
 
 
 @pytest.fixture
-def codex_chat(owner):
-    # An agent without hooks (Codex takes messages between steps through its hooks now).
+def command_chat(owner):
+    """A chat whose agent takes messages only between turns (no hooks)."""
     chat = make_chat(owner, "billing-worker", agent="command", command="cat", peers=True)
     reachable(chat)
     return chat

@@ -1,7 +1,9 @@
 """Gemini API (`POST /v1beta/models/M:streamGenerateContent?alt=sse` and
 `:generateContent`), as Gemini CLI speaks it."""
 
+import html
 import json
+import re
 
 from tests.agentcli.script import Directive, Event
 from tests.agentcli.wire import MCP_SERVER, Answer, missing, pick, sse, text_of
@@ -16,8 +18,16 @@ _JSON_DEFAULTS = {
     "unproductive_state_confidence": 0.0,
     "unproductive_state_analysis": "fake",
 }
+# Gemini CLI HTML-escapes hook text inside <hook_context> (`>` arrives as `&gt;`).
+_HOOK_CONTEXT = re.compile(r"<hook_context>(.*?)</hook_context>", re.DOTALL)
 _BY_TYPE = {"STRING": "fake", "INTEGER": 1, "NUMBER": 0.0, "BOOLEAN": False,
             "ARRAY": [], "OBJECT": {}}  # fmt: skip
+
+
+def _unescape_hooks(text: str) -> str:
+    return _HOOK_CONTEXT.sub(
+        lambda m: f"<hook_context>{html.unescape(m.group(1))}</hook_context>", text
+    )
 
 
 class Gemini:
@@ -33,9 +43,9 @@ class Gemini:
                     events.append(Event("call", name=part["functionCall"].get("name", "")))
                 elif "functionResponse" in part:
                     response = part["functionResponse"].get("response", {})
-                    events.append(Event("result", text_of(response)))
+                    events.append(Event("result", _unescape_hooks(text_of(response))))
                 elif "text" in part and not model_side and not part.get("thought"):
-                    events.append(Event("text", part["text"]))
+                    events.append(Event("text", _unescape_hooks(part["text"])))
         return events
 
     @staticmethod

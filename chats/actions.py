@@ -294,11 +294,6 @@ def do_delete_chats(user) -> int:
 ATTACHED = "attached:"
 
 
-def is_attached(turn: Turn) -> bool:
-    """A turn the hooks opened for a session the person runs themselves."""
-    return turn.worker.startswith(ATTACHED)
-
-
 def do_rotate_agent_key(chat: Chat) -> str:
     """A new agent key for the chat, shown once; the old one stops working at once."""
     secret = keys.new_secret("cak")

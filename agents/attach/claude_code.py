@@ -86,6 +86,6 @@ def build(target: Target) -> AttachConfig:
         notes=[
             "Start `claude` in the folder holding these files: it connects the crosstalk "
             "MCP server and the hooks with nothing else to set.",
-            "settings.local.json holds the chat's key; Claude Code keeps it out of git.",
+            "Both files hold the chat's key: keep them out of git.",
         ],
     )

@@ -2,6 +2,7 @@
 
 import json
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,8 +62,12 @@ def hook_script() -> Path:
 
 
 def hook_command(cli: str) -> str:
-    """The shell line a CLI runs for a hook; CROSSTALK_URL/KEY come from its environment."""
-    return f"{shlex.quote(str(hook_script()))} {cli}"
+    """The shell line a CLI runs for a hook; CROSSTALK_URL/KEY come from its environment.
+
+    Run by this very interpreter with -I -S (no site, standard library only): the
+    `python3` a shebang finds may be a version manager's shim, ten times slower to start."""
+    python, script = shlex.quote(sys.executable), shlex.quote(str(hook_script()))
+    return f"{python} -I -S {script} {cli}"
 
 
 def as_json(data: dict) -> str:

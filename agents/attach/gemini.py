@@ -32,7 +32,11 @@ def build(target: Target) -> AttachConfig:
         # Gemini reads a settings file named by this variable above the user's and
         # the project's, so nothing is written into the chat's folder.
         env = {**target.env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH": target.path(path)}
-        return AttachConfig(files=files, env=env)
+        note = (
+            "Gemini skips this settings file (with a warning on stderr) when a folder above "
+            "it is writable by others, such as /tmp: keep the config folder under var/."
+        )
+        return AttachConfig(files=files, env=env, notes=[note])
     line = " ".join(f"{name}={value}" for name, value in target.env.items())
     return AttachConfig(
         files=files,

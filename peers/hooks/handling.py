@@ -7,7 +7,7 @@ are still kept, and the agent gets nothing (no context, no block)."""
 
 from chats import actions as chat_actions
 from chats.models import Chat
-from peers.delivery import (
+from peers.actions import (
     answer_from_final_text,
     deliver_as_finished,
     deliver_between_steps,

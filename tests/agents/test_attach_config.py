@@ -1,6 +1,7 @@
 """attach_config: the files, env and flags that attach a CLI session to a chat."""
 
 import json
+import sys
 import tomllib
 
 import pytest
@@ -35,7 +36,7 @@ def test_it_runs_claude_session_start_as_a_command_and_the_rest_over_http(chat):
     hooks = json.loads(config(chat, "claude-code").files[".claude/settings.local.json"])["hooks"]
     start = hooks["SessionStart"][0]["hooks"][0]
     assert start["type"] == "command"
-    assert start["command"] == f"{hook_script()} claude-code"
+    assert start["command"] == f"{sys.executable} -I -S {hook_script()} claude-code"
     assert hook_script().is_file()
     for event in ("UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"):
         hook = hooks[event][0]["hooks"][0]

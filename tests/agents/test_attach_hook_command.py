@@ -1,12 +1,13 @@
 """bin/crosstalk-hook: the payload on stdin, Crosstalk's answer on stdout, never a broken agent."""
 
 import json
+import shlex
 import socket
 import subprocess
 
 import pytest
 
-from agents.attach.common import hook_script
+from agents.attach.common import hook_command
 from chats.models import Chat, Turn
 from peers.hooks.handling import PROMPT_LINE
 from tests.peers.hooks import cli_chat, sample
@@ -16,7 +17,7 @@ def run_hook(cli: str, payload, *, url: str, key: str) -> subprocess.CompletedPr
     body = payload if isinstance(payload, str) else json.dumps(payload)
     env = {"CROSSTALK_URL": url, "CROSSTALK_KEY": key, "PATH": "/usr/bin:/bin"}
     return subprocess.run(  # noqa: S603
-        [str(hook_script()), cli],  # its shebang: the system python3, no Django
+        shlex.split(hook_command(cli)),  # as the generated configs run it
         input=body,
         capture_output=True,
         text=True,

@@ -5,9 +5,12 @@ SQLite file and agents folder, driven through the person's REST API.
 The server is another process: these tests never open the test database, and
 read the server's own file (sqlite3) only to look at what the API does not show."""
 
+import contextlib
 import os
+import shutil
 import sqlite3
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +18,8 @@ import httpx2
 import pytest
 
 from tests.agentcli.clis import claude_env, codex_env, gemini_env
-from tests.servers import free_port, manage, start_server, stop_server
+from tests.agentcli.fake_model import FakeModel
+from tests.servers import ROOT, free_port, manage, start_server, stop_server
 
 DEADLINE_SECONDS = 150
 
@@ -85,7 +89,7 @@ class Site:
         return self.query("select session_id from chats_chat where id = ?", chat["id"])[0][0]
 
 
-def site_env(tmp: Path, fake, clis: dict, port: int, **extra) -> dict:
+def site_env(tmp: Path, agents: Path, fake, clis: dict, port: int, **extra) -> dict:
     """The server's environment: what each CLI needs to reach the fake (private HOME, the
     provider's URL and key, no outside traffic), as an operator would set it."""
     home = tmp / "home"
@@ -95,7 +99,7 @@ def site_env(tmp: Path, fake, clis: dict, port: int, **extra) -> dict:
     env |= {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "DATABASE_URL": f"sqlite:///{tmp / 'site.sqlite3'}",
-        "AGENTS_DIR": str(tmp / "agents"),
+        "AGENTS_DIR": str(agents),
         "CROSSTALK_URL": f"http://127.0.0.1:{port}",
         "CLAUDE_BIN": str(clis["claude"]),
         "CODEX_BIN": str(clis["codex"]),
@@ -106,18 +110,27 @@ def site_env(tmp: Path, fake, clis: dict, port: int, **extra) -> dict:
     return env
 
 
-def open_site(tmp: Path, fake, clis: dict, **extra):
-    """(server process, Site); stop it with stop_server(process)."""
+@contextlib.contextmanager
+def running_site(tmp: Path, clis: dict, **extra):
+    """A served Site, with its FakeModel, for the block's length. Its agents folder is
+    under var/, as in use: Gemini skips a settings file below a folder others may write
+    to (such as /tmp)."""
+    with FakeModel() as fake:
+        yield from serve(tmp, fake, clis, **extra)
+
+
+def serve(tmp: Path, fake, clis: dict, **extra):
+    agents = ROOT / "var" / "test-agents" / uuid.uuid4().hex
     port = free_port()
-    env = site_env(tmp, fake, clis, port, **extra)
+    env = site_env(tmp, agents, fake, clis, port, **extra)
     manage(env, "migrate", "--noinput")
     token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
     # The last --port wins: the one CROSSTALK_URL names.
     server, _ = start_server(env, "--port", str(port))
-    url = env["CROSSTALK_URL"]
     work = tmp / "work"
     work.mkdir(exist_ok=True)
-    return server, Site(url, token, tmp / "site.sqlite3", work, fake)
-
-
-__all__ = ["Site", "open_site", "stop_server"]
+    try:
+        yield Site(env["CROSSTALK_URL"], token, tmp / "site.sqlite3", work, fake)
+    finally:
+        stop_server(server)
+        shutil.rmtree(agents, ignore_errors=True)

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agentcli.fake_model import FakeModel
-from tests.agentcli.runner_site import open_site, stop_server
+from tests.agentcli.runner_site import running_site
 
 pytestmark = pytest.mark.agent_cli
 
@@ -24,13 +23,9 @@ def release_db_thread_connection() -> None:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
     clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
-    with FakeModel() as fake:
-        tmp = tmp_path_factory.mktemp("site")
-        server, site = open_site(tmp, fake, clis, TURN_TIMEOUT_SECONDS=str(TIME_LIMIT))
-        try:
-            yield site
-        finally:
-            stop_server(server)
+    tmp = tmp_path_factory.mktemp("site")
+    with running_site(tmp, clis, TURN_TIMEOUT_SECONDS=str(TIME_LIMIT)) as site:
+        yield site
 
 
 def processes_in(folder: Path) -> list[int]:

@@ -5,8 +5,7 @@ second turn resumes the same session."""
 
 import pytest
 
-from tests.agentcli.fake_model import FakeModel
-from tests.agentcli.runner_site import open_site, stop_server
+from tests.agentcli.runner_site import running_site
 
 pytestmark = pytest.mark.agent_cli
 
@@ -23,12 +22,8 @@ def release_db_thread_connection() -> None:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
     clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
-    with FakeModel() as fake:
-        server, site = open_site(tmp_path_factory.mktemp("site"), fake, clis)
-        try:
-            yield site
-        finally:
-            stop_server(server)
+    with running_site(tmp_path_factory.mktemp("site"), clis) as site:
+        yield site
 
 
 @pytest.mark.parametrize("kind", ["claude-code", "codex", "gemini"])
@@ -60,3 +55,21 @@ def test_it_runs_a_hosted_turn_and_resumes_its_session(site, kind):
         "select exit_code from chats_turn where chat_id = ? order by id", chat["id"]
     )
     assert exit_codes == [(0,), (0,)]
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "gemini"])
+def test_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key(site, kind):
+    chat = site.hosted_chat(f"{kind}-caller", kind, permission_mode=RUNS_SHELL[kind])
+    # A refusal (no such chat) carries no directives the fake model would follow.
+    call = '[[call MessageChat {"to": "chat_nobody", "text": "hello?"}]]'
+
+    site.prompt(chat, f"{call}\n[[say asked]]")
+    done = site.until(chat, "idle", "failed")
+
+    assert (done["status"], done["last_answered"]) == ("idle", "asked"), site.notes(chat)
+    (tool,) = site.entries(chat, "tool")
+    assert tool.split(" · ")[0] in {"mcp__crosstalk__MessageChat", "mcp_crosstalk_MessageChat"}
+    # The server took the turn's key and answered: Crosstalk's own refusal reached the model.
+    assert any("no_chat" in shown for shown in site.fake.tool_results(API[kind])), (
+        site.fake.tool_results(API[kind])
+    )

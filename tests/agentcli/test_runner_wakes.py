@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from tests.agentcli.fake_model import FakeModel
-from tests.agentcli.runner_site import open_site, stop_server
+from tests.agentcli.runner_site import running_site
 
 pytestmark = pytest.mark.agent_cli
 
@@ -21,12 +20,8 @@ def release_db_thread_connection() -> None:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
     clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
-    with FakeModel() as fake:
-        server, site = open_site(tmp_path_factory.mktemp("site"), fake, clis)
-        try:
-            yield site
-        finally:
-            stop_server(server)
+    with running_site(tmp_path_factory.mktemp("site"), clis) as site:
+        yield site
 
 
 @pytest.fixture(scope="module")

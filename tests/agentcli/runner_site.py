@@ -89,6 +89,28 @@ class Site:
         return self.query("select session_id from chats_chat where id = ?", chat["id"])[0][0]
 
 
+def poll(check, what: str, timeout: float = DEADLINE_SECONDS):
+    """Call check() until it gives something truthy (a hard deadline, no fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if found := check():
+            return found
+        time.sleep(0.1)
+    pytest.fail(f"gave up waiting for {what}")
+
+
+def site_fixture(**extra):
+    """A module's `site` fixture: one served Site (and fake model) for all its tests."""
+
+    @pytest.fixture(scope="module")
+    def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
+        clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
+        with running_site(tmp_path_factory.mktemp("site"), clis, **extra) as served:
+            yield served
+
+    return site
+
+
 def site_env(tmp: Path, agents: Path, fake, clis: dict, port: int, **extra) -> dict:
     """The server's environment: what each CLI needs to reach the fake (private HOME, the
     provider's URL and key, no outside traffic), as an operator would set it."""

@@ -3,12 +3,11 @@ mid-turn kills the whole process group, a turn past the time limit fails, and a
 CLI that reports an error fails its turn; messages are held for the person."""
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.agentcli.runner_site import running_site
+from tests.agentcli.runner_site import poll, site_fixture
 
 pytestmark = pytest.mark.agent_cli
 
@@ -20,12 +19,7 @@ def release_db_thread_connection() -> None:
     """Overrides the suite's autouse fixture: this module never opens a connection."""
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
-    clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
-    tmp = tmp_path_factory.mktemp("site")
-    with running_site(tmp, clis, TURN_TIMEOUT_SECONDS=str(TIME_LIMIT)) as site:
-        yield site
+site = site_fixture(TURN_TIMEOUT_SECONDS=str(TIME_LIMIT))
 
 
 def processes_in(folder: Path) -> list[int]:
@@ -39,15 +33,6 @@ def processes_in(folder: Path) -> list[int]:
             except OSError:
                 continue
     return found
-
-
-def poll(check, what: str, timeout: float = 120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if found := check():
-            return found
-        time.sleep(0.1)
-    pytest.fail(f"gave up waiting for {what}")
 
 
 def send_from_person(site, chat: dict, text: str) -> dict:

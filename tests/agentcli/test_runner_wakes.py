@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.agentcli.runner_site import running_site
+from tests.agentcli.runner_site import site_fixture
 
 pytestmark = pytest.mark.agent_cli
 
@@ -17,11 +17,7 @@ def release_db_thread_connection() -> None:
     """Overrides the suite's autouse fixture: this module never opens a connection."""
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory, claude_cli, codex_cli, gemini_cli):
-    clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
-    with running_site(tmp_path_factory.mktemp("site"), clis) as site:
-        yield site
+site = site_fixture()
 
 
 @pytest.fixture(scope="module")

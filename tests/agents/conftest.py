@@ -4,6 +4,7 @@ The runner's DB calls run in asgiref's one thread-sensitive thread, which has
 its own connection: tests that run turns use a transactional database."""
 
 import asyncio
+import os
 from collections.abc import Callable
 
 import pytest
@@ -60,3 +61,16 @@ async def wait_until(check: Callable[[], bool], what: str, timeout: float = 10) 
         if loop.time() > deadline:
             raise AssertionError(f"gave up after {timeout} s waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+async def group_gone(pgid: int, timeout: float = 5) -> bool:
+    """Whether no process of the group is left (killed members take a moment to be reaped)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        await asyncio.sleep(0.02)
+    return False

@@ -2,7 +2,6 @@
 timeouts end it clearly, and messages wait for the person or the next turn."""
 
 import asyncio
-import os
 import sys
 import textwrap
 
@@ -14,7 +13,7 @@ from chats.actions import do_stop_chat
 from chats.models import Entry, Turn
 from peers import actions
 from peers.models import PeerMessage
-from tests.agents.conftest import fresh, prompt, run_all, texts, wait_until
+from tests.agents.conftest import fresh, group_gone, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -57,18 +56,6 @@ def send(sender, recipient, text: str) -> PeerMessage:
 @sync_to_async
 def fresh_message(message) -> PeerMessage:
     return PeerMessage.objects.get(pk=message.pk)
-
-
-async def group_gone(pgid: int, timeout: float = 5) -> bool:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        await asyncio.sleep(0.02)
-    return False
 
 
 async def test_it_answers_with_its_stdout(owner, tmp_path):

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from agents.process import Ended, ProcessSpec, run_process
+from tests.agents.conftest import group_gone
 
 
 def script(tmp_path, body: str) -> list[str]:
@@ -19,19 +20,6 @@ def script(tmp_path, body: str) -> list[str]:
 
 async def running() -> bool:
     return True
-
-
-async def gone(pgid: int, timeout: float = 5) -> bool:
-    """Whether no process of the group is left (killed members may take a moment to be reaped)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        await asyncio.sleep(0.02)
-    return False
 
 
 # Starts a grandchild in the same group, says so, then works far past any test.
@@ -67,7 +55,7 @@ async def test_it_streams_stdout_lines_and_keeps_the_stderr_tail(tmp_path):
     assert lines == ["one", "two", f"{tmp_path} cak_x", "True"]
     assert (outcome.ended, outcome.exit_code) == (Ended.EXITED, 0)
     assert outcome.stderr_tail.endswith("oops \nlast words") and len(outcome.stderr_tail) <= 2000
-    assert await gone(outcome.pgid)
+    assert await group_gone(outcome.pgid)
 
 
 async def test_it_feeds_stdin_and_reports_a_non_zero_exit(tmp_path):
@@ -93,7 +81,7 @@ async def test_it_kills_the_whole_group_on_timeout(tmp_path):
     outcome = await run_process(spec, on_line=on_line, timeout=1.5, still_running=running)
 
     assert outcome.ended == Ended.TIMED_OUT and outcome.exit_code is not None
-    assert await gone(outcome.pgid)
+    assert await group_gone(outcome.pgid)
     assert children, "the grandchild never started"
     with pytest.raises(ProcessLookupError):
         os.kill(children[0], 0)
@@ -115,7 +103,7 @@ async def test_it_kills_the_group_when_the_turn_is_stopped(tmp_path):
 
     assert outcome.ended == Ended.STOPPED
     assert outcome.duration_seconds < 30
-    assert await gone(outcome.pgid)
+    assert await group_gone(outcome.pgid)
 
 
 async def test_it_kills_the_group_when_the_runner_is_cancelled(tmp_path):
@@ -134,7 +122,7 @@ async def test_it_kills_the_group_when_the_runner_is_cancelled(tmp_path):
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    assert await gone(pgid)
+    assert await group_gone(pgid)
 
 
 async def test_it_kills_what_a_finished_process_left_behind(tmp_path):
@@ -155,7 +143,7 @@ async def test_it_kills_what_a_finished_process_left_behind(tmp_path):
     outcome = await run_process(spec, on_line=on_line, timeout=30, still_running=running)
 
     assert outcome.exit_code == 0 and pids
-    assert await gone(outcome.pgid)
+    assert await group_gone(outcome.pgid)
 
 
 async def test_it_raises_when_the_program_does_not_exist(tmp_path):

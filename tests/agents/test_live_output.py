@@ -1,0 +1,75 @@
+"""A CLI turn's events in the conversation: a step per tool call, one answer entry
+that grows, and text deltas coalesced so a chatty stream costs few writes."""
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+
+from agents.adapters.events import Said, ToolCall
+from agents.adapters.output import TurnOutput
+from chats import events
+from chats.actions import check_prompt, claim_next_turn, do_finish_turn
+from chats.models import Entry
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@sync_to_async
+def running_turn(chat):
+    check_prompt(chat, text="go")
+    return claim_next_turn("tests")
+
+
+@sync_to_async
+def entries(chat) -> list[tuple[str, str]]:
+    return [(e.kind, e.text) for e in chat.entries.exclude(kind="prompt").order_by("id")]
+
+
+async def entry_pushes(layer, channel: str) -> int:
+    """How many entry pushes reached the account's pages (nothing more is on its way)."""
+    count = 0
+    while True:
+        try:
+            event = await asyncio.wait_for(layer.receive(channel), 0.5)
+        except TimeoutError:
+            return count
+        count += event.get("kind") == "entry"
+
+
+async def test_it_coalesces_a_stream_of_deltas_into_a_few_writes(chat):
+    turn = await running_turn(chat)
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(events.account_group(chat.user_id), channel)
+    await entry_pushes(layer, channel)  # what the prompt and the claim pushed
+
+    output = TurnOutput(turn, flush_seconds=3600)
+    for number in range(500):
+        await output.take([Said(f"{number} ", delta=True)])
+    await output.flush()
+
+    # One write shows the answer at its first words, one more at the end: not 500.
+    assert await entry_pushes(layer, channel) == 2
+    ((kind, text),) = await entries(chat)
+    assert kind == "answer" and text.startswith("0 1 2 ") and text.endswith(" 499 ")
+    await layer.group_discard(events.account_group(chat.user_id), channel)
+
+
+async def test_it_shows_steps_between_what_the_agent_says_and_ends_on_the_final_text(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=0)
+
+    await output.take([Said("Let me look."), ToolCall("Bash", {"command": "ls -la"})])
+    await output.take([Said("Found ", delta=True), Said("it.", delta=True)])
+    await output.flush()
+    await sync_to_async(do_finish_turn)(turn, final_text=output.final_text)
+
+    assert await entries(chat) == [
+        (Entry.Kind.ANSWER, "Let me look."),
+        (Entry.Kind.TOOL, 'Bash · ls -la\n{\n  "command": "ls -la"\n}'),
+        # The answer shown as it grew became the final text: not a second entry.
+        (Entry.Kind.ANSWER, "Found it."),
+    ]
+    assert output.final_text == "Found it." and output.tool_calls == 1

@@ -96,6 +96,8 @@ class Turn(models.Model):
     chain = models.CharField(max_length=32, blank=True)
     hop = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=100, blank=True)
+    # Its worker pushes this forward while it runs; once past, any worker takes the turn back.
+    lease_until = models.DateTimeField(null=True, blank=True)
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)

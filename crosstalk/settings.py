@@ -6,7 +6,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 SECRET_KEY = env.secret_key(VAR_DIR)
-DEBUG = env.env_bool("DEBUG", True)
+# Off unless DEBUG=1: a traceback page shows source and settings to anyone.
+DEBUG = env.env_bool("DEBUG", False)
 ALLOWED_HOSTS = env.env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 
 INSTALLED_APPS = [
@@ -83,6 +84,8 @@ DEMO_STEP_SECONDS = env.env_float("DEMO_STEP_SECONDS", 1.0)
 TURNS_IN_PROCESS = env.env_bool("TURNS_IN_PROCESS", True)
 # How many turns one runner process works on at once.
 TURNS_CONCURRENCY = int(env.env_float("TURNS_CONCURRENCY", 16, minimum=1))
+# A turn whose worker died (SIGKILL, a lost machine) fails within this many seconds.
+TURN_LEASE_SECONDS = env.env_float("TURN_LEASE_SECONDS", 30, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -28,6 +28,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: it sees every answer, CSRF's and Django's error pages included.
+    "crosstalk.middleware.ApiGuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -84,6 +86,8 @@ DEMO_STEP_SECONDS = env.env_float("DEMO_STEP_SECONDS", 1.0)
 TURNS_IN_PROCESS = env.env_bool("TURNS_IN_PROCESS", True)
 # How many turns one runner process works on at once.
 TURNS_CONCURRENCY = int(env.env_float("TURNS_CONCURRENCY", 16, minimum=1))
+# A JSON body under /api/v1/ larger than this is refused (413 too_large) unread.
+API_MAX_BODY_BYTES = 2 * 1024 * 1024
 # A turn whose worker died (SIGKILL, a lost machine) fails within this many seconds.
 TURN_LEASE_SECONDS = env.env_float("TURN_LEASE_SECONDS", 30, minimum=1)
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from agents.dbthread import in_db_thread
 from chats.actions import do_reclaim_expired_turns, do_renew_leases
+from chats.idempotency import do_delete_old_answers
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,9 @@ async def keep_leases(worker_id: str) -> None:
 
 def renew_and_reclaim(worker_id: str) -> None:
     do_renew_leases(worker_id)
-    reclaimed = do_reclaim_expired_turns(timezone.now())
+    now = timezone.now()
+    do_delete_old_answers(now)
+    reclaimed = do_reclaim_expired_turns(now)
     if reclaimed:
         logger.warning("Failed %s turns whose worker stopped renewing their lease.", reclaimed)
 

@@ -133,3 +133,26 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.text[:40]}"
+
+
+class IdempotentAnswer(models.Model):
+    """The first answer to a POST carrying an Idempotency-Key (chats.idempotency).
+
+    `status` stays null while the first request runs; a retry waits for it."""
+
+    credential = models.CharField(max_length=64)  # a digest of the bearer secret
+    key = models.CharField(max_length=255)
+    request_digest = models.CharField(max_length=64)
+    status = models.PositiveSmallIntegerField(null=True)
+    # JSON as text: jsonb would reorder its keys, and a replay must read the same.
+    body = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint("credential", "key", name="idempotency_key_once_per_credential")
+        ]
+        indexes = [models.Index(fields=["created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} → {self.status}"

@@ -1,16 +1,17 @@
 """Hostile requests end here before any view or query sees them, and everything under
 /api/v1/ answers JSON: Django's own 400/403/404/500 pages and the CSRF page included."""
 
-import logging
+import hashlib
+import json
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from chats.api import invalid_characters, too_large, unsafe_text
-
-logger = logging.getLogger(__name__)
+from chats.api import bearer_secret, invalid_characters, too_large, unsafe_text
+from chats.idempotency import arun_once, run_once
+from chats.refusals import Refusal
 
 API_PREFIX = "/api/v1"
 CODE_BY_STATUS = {
@@ -24,7 +25,9 @@ CODE_BY_STATUS = {
 }
 
 
-class ApiGuardMiddleware:
+class Middleware:
+    """Sync and async alike, so async views (waiting calls) keep holding no thread."""
+
     sync_capable = True
     async_capable = True
 
@@ -33,6 +36,8 @@ class ApiGuardMiddleware:
         if iscoroutinefunction(get_response):
             markcoroutinefunction(self)
 
+
+class ApiGuardMiddleware(Middleware):
     def __call__(self, request: HttpRequest):
         if iscoroutinefunction(self):
             return self.acall(request)
@@ -92,3 +97,74 @@ def as_json(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     if response.has_header("Allow"):
         answer["Allow"] = response["Allow"]
     return answer
+
+
+class IdempotencyMiddleware(Middleware):
+    """A POST under /api/v1/ with Idempotency-Key runs once per credential and key;
+    a retry gets the first answer (chats.idempotency), marked Idempotent-Replayed."""
+
+    def __call__(self, request: HttpRequest):
+        if iscoroutinefunction(self):
+            return self.acall(request)
+        key, secret = idempotency_of(request)
+        if key is None:
+            return self.get_response(request)
+        first: list[HttpResponse] = []
+        run = lambda: answer_of(self.get_response(request), first)  # noqa: E731
+        try:
+            answer = run_once(secret, key, run, request=describe(request))
+        except Refusal as refusal:
+            return refused(refusal)
+        except NotKept as passed:
+            return passed.response
+        return first[0] if first else replayed(answer)
+
+    async def acall(self, request: HttpRequest) -> HttpResponse:
+        key, secret = idempotency_of(request)
+        if key is None:
+            return await self.get_response(request)
+        first: list[HttpResponse] = []
+
+        async def run():
+            return answer_of(await self.get_response(request), first)
+
+        try:
+            answer = await arun_once(secret, key, run, request=describe(request))
+        except Refusal as refusal:
+            return refused(refusal)
+        except NotKept as passed:
+            return passed.response
+        return first[0] if first else replayed(answer)
+
+
+class NotKept(Exception):  # noqa: N818 (a signal, not an error)
+    """An answer that is no JSON: passed on as it is, and the claim released."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        self.response = response
+
+
+def idempotency_of(request: HttpRequest) -> tuple[str | None, str]:
+    key = request.headers.get("Idempotency-Key")
+    secret = bearer_secret(request)
+    if key is None or request.method != "POST" or not is_api(request) or not secret:
+        return None, secret
+    return key, secret
+
+
+def describe(request: HttpRequest) -> str:
+    return f"{request.method} {request.path} {hashlib.sha256(request.body).hexdigest()}"
+
+
+def answer_of(response: HttpResponse, first: list[HttpResponse]) -> tuple[int, object]:
+    if not response.get("Content-Type", "").startswith("application/json"):
+        raise NotKept(response)
+    first.append(response)
+    return response.status_code, json.loads(response.content)
+
+
+def replayed(answer: tuple[int, object]) -> JsonResponse:
+    status, body = answer
+    response = JsonResponse(body, status=status, safe=False)
+    response["Idempotent-Replayed"] = "true"
+    return response

@@ -30,6 +30,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: it sees every answer, CSRF's and Django's error pages included.
     "crosstalk.middleware.ApiGuardMiddleware",
+    "crosstalk.middleware.IdempotencyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from tests.reliability.procs import Proc, RedisServer, database_url, free_port
+from tests.reliability.procs import Proc, RedisServer, database_url, free_port, stop_all
 
 # A killed worker's turn fails within this many seconds (leases of 4 s, checks every 1 s).
 LEASE_SECONDS = 6
@@ -45,8 +45,7 @@ def processes(transactional_db, redis_server, tmp_path):
         return proc
 
     yield start
-    for proc in started:
-        proc.stop()
+    stop_all(started)
 
 
 @pytest.fixture

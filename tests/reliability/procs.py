@@ -108,16 +108,24 @@ class Proc:
 
         wait_for(seen, f"{self.name} to print {text!r}", timeout)
 
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
+    def kill(self) -> None:
+        self.signal(signal.SIGKILL)
         self.process.wait(20)
 
-    def stop(self) -> None:
+    def signal(self, sig: int) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, sig)
+
+
+def stop_all(procs: list[Proc]) -> None:
+    """SIGTERM to all at once (they stop in parallel), SIGKILL for whoever lingers."""
+    for proc in procs:
+        proc.signal(signal.SIGTERM)
+    for proc in procs:
         try:
-            self.kill(signal.SIGTERM)
+            proc.process.wait(15)
         except subprocess.TimeoutExpired:
-            self.kill(signal.SIGKILL)
+            proc.kill()
 
 
 def http(method: str, url: str, *, body=None, headers=None, timeout: float = 30):

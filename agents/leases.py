@@ -3,7 +3,8 @@
 A worker killed with SIGKILL ends nothing: its turns would read `running` for good.
 So while a runner serves, this loop renews the leases of the turns it runs and fails
 every turn whose lease ran out (chats.actions.do_reclaim_expired_turns), whichever
-worker ran it. The runner starts it beside its wake listener (one line in serve())."""
+worker ran it, holding its messages for the person (peers.actions.hold_for_person).
+The runner starts it beside its wake listener (one line in serve())."""
 
 import asyncio
 import contextlib
@@ -16,6 +17,7 @@ from django.utils import timezone
 from agents.dbthread import in_db_thread
 from chats.actions import do_reclaim_expired_turns, do_renew_leases
 from chats.idempotency import do_delete_old_answers
+from peers.actions import hold_for_person
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +42,7 @@ def renew_and_reclaim(worker_id: str) -> None:
     do_renew_leases(worker_id)
     now = timezone.now()
     do_delete_old_answers(now)
-    reclaimed = do_reclaim_expired_turns(now)
+    reclaimed = do_reclaim_expired_turns(now, hold=hold_for_person)
     if reclaimed:
         logger.warning("Failed %s turns whose worker stopped renewing their lease.", reclaimed)
 

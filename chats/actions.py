@@ -1,5 +1,6 @@
 """Every state change of chats, turns and entries (CONVENTIONS.md: check_* then do_*)."""
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
@@ -8,7 +9,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import events, signals
+from chats import events
 from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
@@ -52,20 +53,14 @@ def check_update_chat(user, chat: Chat, *, spec: ChatUpdate) -> Chat:
 
 
 def do_update_chat(chat: Chat, **changes) -> Chat:
-    switched = "peers" in changes and changes["peers"] != chat.peers
+    """peers.actions wraps this for the switch, which it logs."""
     with transaction.atomic():
         for field, value in changes.items():
             setattr(chat, field, value)
         if changes:
             chat.save(update_fields=[*changes, "updated_at"])
-        if switched:
-            signals.peers_switched.send(Chat, chat=chat, enabled=chat.peers)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return chat
-
-
-def do_set_peers(chat: Chat, *, enabled: bool) -> Chat:
-    return do_update_chat(chat, peers=enabled)
 
 
 def check_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
@@ -228,7 +223,9 @@ def do_end_background(chat: Chat) -> bool:
 
 
 def do_stop_chat(chat: Chat) -> Chat:
-    """The person stops the chat: its running turn ends, nothing restarts it but them."""
+    """The person stops the chat: its running turn ends, nothing restarts it but them.
+
+    Call peers.actions.check_stop_chat, which also holds the chat's messages."""
     now = timezone.now()
     with transaction.atomic():
         chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
@@ -240,7 +237,6 @@ def do_stop_chat(chat: Chat) -> Chat:
             events.publish(chat.user_id, "entry", chat=chat.pk)
         chat.status = Status.STOPPED
         chat.save(update_fields=["status", "updated_at"])
-        signals.chat_stopped.send(Chat, chat=chat)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return chat
 
@@ -292,16 +288,17 @@ def do_renew_leases(worker: str) -> int:
     return running.update(lease_until=lease_end(timezone.now()))
 
 
-def do_reclaim_expired_turns(now) -> int:
-    """Fail the turns whose worker stopped renewing; their messages are held for the
-    person, as for a stopped chat, and the turns requested behind them may start."""
+def do_reclaim_expired_turns(now, *, hold: Callable[[Chat], None]) -> int:
+    """Fail the turns whose worker stopped renewing; the turns requested behind them
+    may start. `hold(chat)` runs in the same transaction: peers passes
+    peers.actions.hold_for_person, so the chat's messages wait for the person."""
     expired = Turn.objects.filter(lease_expired(now), state=Turn.State.RUNNING)
     reclaimed = 0
     for turn in expired.select_related("chat"):
         with transaction.atomic():
             if not do_fail_turn(turn, error=WORKER_LOST, lease_expired_by=now):
                 continue  # its worker renewed it, or ended it, just now
-            signals.chat_stopped.send(Chat, chat=turn.chat)
+            hold(turn.chat)
             events.wake_runners()
         reclaimed += 1
     return reclaimed

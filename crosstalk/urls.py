@@ -1,5 +1,3 @@
-import os
-
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
@@ -11,15 +9,8 @@ urlpatterns = [
     path("django-admin/", admin.site.urls),
     path("", include("accounts.urls")),
     path("", include("peers.urls_api")),
-    # Before chats: peers' subclasses take over the chat page and its conversation.
     path("", include("peers.urls")),
     path("", include("chats.urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.
     re_path(r"^api/v1/.*$", chats.api.api_not_found),
 ]
-
-# bench/send.py's bare baseline (one INSERT), routed only while benchmarking.
-if os.environ.get("CROSSTALK_BENCH") == "1":
-    from bench.views import insert_one
-
-    urlpatterns.insert(0, path("bench/insert", insert_one))

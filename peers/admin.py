@@ -11,8 +11,17 @@ from peers.models import Activity, Limits, PeerMessage
 
 @admin.register(PeerMessage)
 class PeerMessageAdmin(ReadOnlyAdmin):
-    list_display = ["id", "state", "detail", "from_chat", "to_chat", "sent_by", "created_at"]
-    list_filter = ["state", "detail", "sent_by"]
+    list_display = [
+        "id",
+        "state",
+        "reason",
+        "path",
+        "from_chat",
+        "to_chat",
+        "sent_by",
+        "created_at",
+    ]
+    list_filter = ["state", "reason", "path", "sent_by"]
     list_select_related = ["from_chat", "to_chat"]
     search_fields = ["id", "text", "exchange", "chain"]
     date_hierarchy = "created_at"

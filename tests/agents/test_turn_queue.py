@@ -6,8 +6,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents.runner import TurnRunner
-from chats.actions import do_stop_chat
 from chats.models import Turn
+from peers import actions as peer_actions
 from tests.agents.conftest import claim, fresh, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
 
@@ -59,7 +59,7 @@ async def test_it_runs_a_prompt_to_a_failed_chat_again(chat, fast_steps):
 
 
 async def test_it_runs_a_prompt_to_a_stopped_chat_again(chat, fast_steps):
-    await sync_to_async(do_stop_chat)(chat)
+    await sync_to_async(peer_actions.check_stop_chat)(chat)
     assert (await fresh(chat)).status == "stopped"
 
     await prompt(chat, "carry on")

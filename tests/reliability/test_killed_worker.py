@@ -45,7 +45,7 @@ def test_it_fails_a_killed_workers_turn_and_runs_the_next_prompt(owner, chat, pr
     turn.refresh_from_db()
     assert turn.error == "the worker running this turn stopped"
     message.refresh_from_db()
-    assert (message.state, message.detail) == ("queued", "held_until_you_write")
+    assert (message.state, message.reason) == ("queued", "held_until_you_write")
     survivor.refresh_from_db()
     assert survivor.state == Turn.State.RUNNING  # a healthy worker's turn is left alone
 
@@ -60,4 +60,4 @@ def test_it_fails_a_killed_workers_turn_and_runs_the_next_prompt(owner, chat, pr
         timeout=20,
     )
     message.refresh_from_db()
-    assert message.detail == "held_until_you_write"  # send_queued=False kept it held
+    assert message.reason == "held_until_you_write"  # send_queued=False kept it held

@@ -9,6 +9,8 @@ SECRET_KEY = env.secret_key(VAR_DIR)
 # Off unless DEBUG=1: a traceback page shows source and settings to anyone.
 DEBUG = env.env_bool("DEBUG", False)
 ALLOWED_HOSTS = env.env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+# Behind a reverse proxy on https (docs/deploy.md): the origins the browser sees.
+CSRF_TRUSTED_ORIGINS = env.env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "daphne",

@@ -22,6 +22,17 @@ class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
 
     account_group_name: str | None = None
 
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception as error:
+            # The channel layer (Redis) failed under us: end this socket, logged; the
+            # page polls, reconnects and resyncs from the database.
+            logger.warning("A page socket ended: %s", error, exc_info=True)
+            with contextlib.suppress(Exception):
+                # 4000, not 1011: Daphne (autobahn) sends only 1000 and 3000-4999.
+                await send({"type": "websocket.close", "code": 4000})
+
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated or not await self.may_listen(user):

@@ -6,6 +6,7 @@ import json
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
@@ -113,6 +114,8 @@ class IdempotencyMiddleware(Middleware):
         run = lambda: answer_of(self.get_response(request), first)  # noqa: E731
         try:
             answer = run_once(secret, key, run, request=describe(request))
+        except RequestDataTooBig:
+            return refused(too_large())
         except Refusal as refusal:
             return refused(refusal)
         except NotKept as passed:
@@ -130,6 +133,8 @@ class IdempotencyMiddleware(Middleware):
 
         try:
             answer = await arun_once(secret, key, run, request=describe(request))
+        except RequestDataTooBig:
+            return refused(too_large())
         except Refusal as refusal:
             return refused(refusal)
         except NotKept as passed:

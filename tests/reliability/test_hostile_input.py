@@ -95,6 +95,11 @@ def test_it_answers_json_404_for_an_unknown_api_path_without_credentials(client)
     assert_refused(client.post("/api/v1/nothing", {}), 404, "not_found")
 
 
+def test_it_answers_json_for_a_host_it_does_not_serve(owner_api):
+    response = owner_api.get("/api/v1/chats", HTTP_HOST="evil.example")
+    assert_refused(response, 400, "invalid_input")
+
+
 def test_it_answers_json_for_a_wrong_method(owner_api):
     response = owner_api.generic("DELETE", "/api/v1/messages")
     assert_refused(response, 405, "method_not_allowed")

@@ -114,12 +114,8 @@ class IdempotencyMiddleware(Middleware):
         run = lambda: answer_of(self.get_response(request), first)  # noqa: E731
         try:
             answer = run_once(secret, key, run, request=describe(request))
-        except RequestDataTooBig:
-            return refused(too_large())
-        except Refusal as refusal:
-            return refused(refusal)
-        except NotKept as passed:
-            return passed.response
+        except ANSWERED_EARLY as early:
+            return early_answer(early)
         return first[0] if first else replayed(answer)
 
     async def acall(self, request: HttpRequest) -> HttpResponse:
@@ -133,12 +129,8 @@ class IdempotencyMiddleware(Middleware):
 
         try:
             answer = await arun_once(secret, key, run, request=describe(request))
-        except RequestDataTooBig:
-            return refused(too_large())
-        except Refusal as refusal:
-            return refused(refusal)
-        except NotKept as passed:
-            return passed.response
+        except ANSWERED_EARLY as early:
+            return early_answer(early)
         return first[0] if first else replayed(answer)
 
 
@@ -147,6 +139,16 @@ class NotKept(Exception):  # noqa: N818 (a signal, not an error)
 
     def __init__(self, response: HttpResponse) -> None:
         self.response = response
+
+
+ANSWERED_EARLY = (RequestDataTooBig, Refusal, NotKept)
+
+
+def early_answer(early: Exception) -> HttpResponse:
+    """The answer for what ended a keyed request before (or instead of) keeping it."""
+    if isinstance(early, NotKept):
+        return early.response
+    return refused(too_large() if isinstance(early, RequestDataTooBig) else early)
 
 
 def idempotency_of(request: HttpRequest) -> tuple[str | None, str]:
@@ -162,7 +164,7 @@ def describe(request: HttpRequest) -> str:
 
 
 def answer_of(response: HttpResponse, first: list[HttpResponse]) -> tuple[int, object]:
-    if not response.get("Content-Type", "").startswith("application/json"):
+    if response.streaming or not response.get("Content-Type", "").startswith("application/json"):
         raise NotKept(response)
     first.append(response)
     return response.status_code, json.loads(response.content)

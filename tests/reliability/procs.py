@@ -18,13 +18,9 @@ from pathlib import Path
 
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.servers import ROOT, free_port
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+__all__ = ["ROOT", "Proc", "RedisServer", "WebSocket", "free_port", "http", "stop_all", "wait_for"]
 
 
 def wait_for(check: Callable[[], object], what: str, timeout: float = 20, every: float = 0.05):

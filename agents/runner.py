@@ -25,6 +25,7 @@ from agents.adapters import (
     adapter_for,
 )
 from agents.dbthread import in_db_thread
+from agents.leases import alongside
 from chats.actions import claim_next_turn, do_end_background, do_finish_turn, do_set_turn_input
 from chats.events import RUNNER_GROUP
 from chats.models import Turn
@@ -93,7 +94,7 @@ class TurnRunner:
             await self.serve(until_idle=True)
 
     async def serve(self, *, until_idle: bool) -> None:
-        listener = asyncio.create_task(self.listen_for_wakes(), name="turn-runner-wakes")
+        listener = asyncio.create_task(alongside(self, self.listen_for_wakes()), name="wakes")
         try:
             while not self.stopping:
                 self.wakeup.clear()

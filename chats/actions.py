@@ -1,5 +1,9 @@
 """Every state change of chats, turns and entries (CONVENTIONS.md: check_* then do_*)."""
 
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
@@ -137,7 +141,8 @@ def do_start_turn(turn: Turn, chat: Chat, *, worker: str) -> Turn:
     turn.state = Turn.State.RUNNING
     turn.worker = worker
     turn.started_at = now
-    turn.save(update_fields=["state", "worker", "started_at"])
+    turn.lease_until = lease_end(now)
+    turn.save(update_fields=["state", "worker", "started_at", "lease_until"])
     chat.status = Status.RUNNING
     chat.last_ran_at = now
     chat.save(update_fields=["status", "last_ran_at", "updated_at"])
@@ -213,10 +218,11 @@ def put_answer(turn: Turn, text: str) -> None:
         Entry.objects.create(chat_id=turn.chat_id, turn=turn, kind=Entry.Kind.ANSWER, text=text)
 
 
-def do_fail_turn(turn: Turn, *, error: str) -> bool:
+def do_fail_turn(turn: Turn, *, error: str, lease_expired_by=None) -> bool:
+    """End a running turn as failed; with lease_expired_by, only if its lease ran out then."""
     with transaction.atomic():
         chat = Chat.objects.select_for_update(no_key=True).get(pk=turn.chat_id)
-        if not end_turn(turn, Turn.State.FAILED, error=error):
+        if not end_turn(turn, Turn.State.FAILED, error=error, lease_expired_by=lease_expired_by):
             return False
         Entry.objects.create(
             chat=chat, turn=turn, kind=Entry.Kind.NOTICE, text=f"The turn failed: {error}"
@@ -228,12 +234,15 @@ def do_fail_turn(turn: Turn, *, error: str) -> bool:
     return True
 
 
-def end_turn(turn: Turn, state: str, *, final_text: str = "", error: str = "") -> bool:
+def end_turn(
+    turn: Turn, state: str, *, final_text: str = "", error: str = "", lease_expired_by=None
+) -> bool:
     """Conditional update: only a turn still running can end, and only once."""
     now = timezone.now()
-    updated = Turn.objects.filter(pk=turn.pk, state=Turn.State.RUNNING).update(
-        state=state, final_text=final_text, error=error, ended_at=now
-    )
+    running = Turn.objects.filter(pk=turn.pk, state=Turn.State.RUNNING)
+    if lease_expired_by is not None:
+        running = running.filter(lease_expired(lease_expired_by))
+    updated = running.update(state=state, final_text=final_text, error=error, ended_at=now)
     turn.state, turn.final_text, turn.error, turn.ended_at = state, final_text, error, now
     return updated == 1
 
@@ -287,6 +296,49 @@ def do_delete_chats(user) -> int:
         for chat_id in chat_ids:
             events.publish(user.pk, "chat", chat=chat_id)
     return len(chat_ids)
+
+
+# Leases: a worker that dies (SIGKILL, a lost machine) cannot end its turns, so each
+# running turn carries a lease its worker renews; any worker fails it once it runs out.
+WORKER_LOST = "the worker running this turn stopped"
+
+
+def lease_seconds() -> float:
+    """How long a lease lasts: two thirds of TURN_LEASE_SECONDS, so that with a
+    check every sixth of it a dead worker's turn fails within TURN_LEASE_SECONDS."""
+    return settings.TURN_LEASE_SECONDS * 2 / 3
+
+
+def lease_end(now):
+    return now + timedelta(seconds=lease_seconds())
+
+
+def lease_expired(now) -> Q:
+    # A turn started before leases existed has none: it counts from its start.
+    unleased = Q(lease_until__isnull=True, started_at__lt=now - timedelta(seconds=lease_seconds()))
+    return Q(lease_until__lt=now) | unleased
+
+
+def do_renew_leases(worker: str) -> int:
+    """The worker is alive: every turn it still runs keeps its lease."""
+    running = Turn.objects.filter(worker=worker, state=Turn.State.RUNNING)
+    return running.update(lease_until=lease_end(timezone.now()))
+
+
+def do_reclaim_expired_turns(now, *, hold: Callable[[Chat], None]) -> int:
+    """Fail the turns whose worker stopped renewing; the turns requested behind them
+    may start. `hold(chat)` runs in the same transaction: peers passes
+    peers.actions.hold_for_person, so the chat's messages wait for the person."""
+    expired = Turn.objects.filter(lease_expired(now), state=Turn.State.RUNNING)
+    reclaimed = 0
+    for turn in expired.select_related("chat"):
+        with transaction.atomic():
+            if not do_fail_turn(turn, error=WORKER_LOST, lease_expired_by=now):
+                continue  # its worker renewed it, or ended it, just now
+            hold(turn.chat)
+            events.wake_runners()
+        reclaimed += 1
+    return reclaimed
 
 
 # Attached sessions and hooks ---------------------------------------------------

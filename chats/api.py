@@ -2,8 +2,11 @@
 out, refusals as {"code", "message"}, no trailing-slash redirects."""
 
 import json
+import re
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from django.urls import re_path
 from django.utils.decorators import method_decorator
@@ -84,16 +87,67 @@ class ApiView(View):
         return Refusal("not_authenticated", f"Send Authorization: Bearer with {whose}.")
 
 
+# NUL and lone surrogates: PostgreSQL cannot store them, UTF-8 cannot encode them.
+UNSAFE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
+# Deeper than any input model goes; past it a body is refused, not parsed further.
+MAX_JSON_DEPTH = 32
+
+
+def unsafe_text(text: str) -> bool:
+    return UNSAFE_CHARACTERS.search(text) is not None
+
+
+def invalid_characters() -> Refusal:
+    return Refusal("invalid_input", "Text may not contain NUL characters or lone surrogates.")
+
+
+def too_large() -> Refusal:
+    limit = settings.API_MAX_BODY_BYTES
+    return Refusal(
+        "too_large", f"Send at most {limit} bytes of JSON, nested at most {MAX_JSON_DEPTH} deep."
+    )
+
+
 def json_body(request) -> dict:
-    if not request.body:
-        return {}
+    """The request's JSON object, every string in it safe to store."""
     try:
-        data = json.loads(request.body)
+        body = request.body
+    except RequestDataTooBig:
+        raise too_large() from None
+    if not body:
+        return {}
+    if len(body) > settings.API_MAX_BODY_BYTES:
+        raise too_large()
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise too_large() from None
     except (ValueError, UnicodeDecodeError):
         raise Refusal("invalid_input", "The body is not valid JSON.") from None
     if not isinstance(data, dict):
         raise Refusal("invalid_input", "Send a JSON object.")
+    check_json_values(data)
     return data
+
+
+def check_json_values(data) -> None:
+    """Refuse unsafe strings (keys too) and deep nesting; iterative, so depth costs no stack."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if unsafe_text(value):
+                raise invalid_characters()
+        elif isinstance(value, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise too_large()
+            if isinstance(value, dict):
+                stack.extend((key, depth) for key in value)
+            stack.extend((item, depth + 1) for item in iter_values(value))
+
+
+def iter_values(container: dict | list):
+    return container.values() if isinstance(container, dict) else container
 
 
 def page_params(request) -> tuple[int, int]:
@@ -129,5 +183,6 @@ def api_path(route: str, view, name: str | None = None):
     return re_path(rf"^{route}/?$", view, name=name)
 
 
+@csrf_exempt  # a POST to an unknown route is a 404, not the CSRF page
 def api_not_found(request, rest=""):
     return refusal_response(Refusal("not_found", "No such API route. See CONTRACT.md."))

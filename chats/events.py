@@ -13,6 +13,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 RUNNER_GROUP = "turn-runners"
+PUSH_TIMEOUT_SECONDS = 3
 logger = logging.getLogger(__name__)
 # The server's event loop, once it runs (crosstalk.services binds it).
 server_loop: asyncio.AbstractEventLoop | None = None
@@ -46,25 +47,37 @@ def publish(user_id: int, kind: str, *, groups: list[str] = (), **data) -> None:
         for group in (account_group(user_id), *groups):
             group_send(group, event)
 
-    transaction.on_commit(send_all)
+    # robust: a callback that raised would skip the ones after it (and reach the caller).
+    transaction.on_commit(send_all, robust=True)
 
 
 def wake_runners() -> None:
-    transaction.on_commit(lambda: group_send(RUNNER_GROUP, {"type": "turns.requested"}))
+    event = {"type": "turns.requested"}
+    transaction.on_commit(lambda: group_send(RUNNER_GROUP, event), robust=True)
 
 
 def group_send(group: str, event: dict) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    loop = server_loop
-    if loop is not None and loop.is_running() and not on_loop(loop):
-        # In the server, a request's thread hands the push to the loop and goes
-        # on: the answer need not wait for Redis, and a push is only a hint.
-        future = asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop)
-        future.add_done_callback(log_failure)
-        return
-    async_to_sync(layer.group_send)(group, event)
+    """Send a hint; never raises: with Redis down the database still tells the truth."""
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        loop = server_loop
+        if loop is not None and loop.is_running() and not on_loop(loop):
+            # In the server, a request's thread hands the push to the loop and goes
+            # on: the answer need not wait for Redis, and a push is only a hint.
+            future = asyncio.run_coroutine_threadsafe(bounded_send(layer, group, event), loop)
+            future.add_done_callback(log_failure)
+            return
+        async_to_sync(bounded_send)(layer, group, event)
+    except Exception as error:
+        logger.warning("A live push to %s failed: %s", group, error)
+
+
+async def bounded_send(layer, group: str, event: dict) -> None:
+    # A Redis that hangs instead of refusing must not hold the caller either.
+    async with asyncio.timeout(PUSH_TIMEOUT_SECONDS):
+        await layer.group_send(group, event)
 
 
 def on_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -105,6 +105,8 @@ class Turn(models.Model):
     exit_code = models.IntegerField(null=True, blank=True)
     duration_seconds = models.FloatField(null=True, blank=True)
     cost_usd = models.FloatField(null=True, blank=True)
+    # Its worker pushes this forward while it runs; once past, any worker takes the turn back.
+    lease_until = models.DateTimeField(null=True, blank=True)
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -151,3 +153,26 @@ class Entry(models.Model):
     @property
     def details(self) -> str:
         return self.text.partition("\n")[2]
+
+
+class IdempotentAnswer(models.Model):
+    """The first answer to a POST carrying an Idempotency-Key (chats.idempotency).
+
+    `status` stays null while the first request runs; a retry waits for it."""
+
+    credential = models.CharField(max_length=64)  # a digest of the bearer secret
+    key = models.CharField(max_length=255)
+    request_digest = models.CharField(max_length=64)
+    status = models.PositiveSmallIntegerField(null=True)
+    # JSON as text: jsonb would reorder its keys, and a replay must read the same.
+    body = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint("credential", "key", name="idempotency_key_once_per_credential")
+        ]
+        indexes = [models.Index(fields=["created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} → {self.status}"

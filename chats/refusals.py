@@ -17,6 +17,10 @@ STATUS_BY_CODE = {
     "method_not_allowed": 405,
     "already_delivered": 409,
     "not_running": 409,
+    "idempotency_key_reused": 409,
+    "idempotency_in_progress": 409,
+    "too_large": 413,
+    "server_error": 500,
 }
 
 

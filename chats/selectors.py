@@ -1,10 +1,21 @@
+import re
+
 from accounts.keys import digest
 from chats.models import Chat, Entry, Turn
 from chats.refusals import no_chat
 
+# What an id can look like (chat_…, msg_…); anything else is missing, never a query.
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def well_formed_id(value) -> bool:
+    return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
+
 
 def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
     """The user's chat, or no_chat exactly as for one that does not exist."""
+    if not well_formed_id(chat_id):
+        raise no_chat()
     chats = Chat.objects.select_for_update(no_key=True) if for_update else Chat.objects
     chat = chats.filter(pk=str(chat_id), user=user).first() if user.is_authenticated else None
     if chat is None:

@@ -6,8 +6,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 SECRET_KEY = env.secret_key(VAR_DIR)
-DEBUG = env.env_bool("DEBUG", True)
+# Off unless DEBUG=1: a traceback page shows source and settings to anyone.
+DEBUG = env.env_bool("DEBUG", False)
 ALLOWED_HOSTS = env.env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+# Behind a reverse proxy on https (docs/deploy.md): the origins the browser sees.
+CSRF_TRUSTED_ORIGINS = env.env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "daphne",
@@ -29,6 +32,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: it sees every answer, CSRF's and Django's error pages included.
+    "crosstalk.middleware.ApiGuardMiddleware",
+    "crosstalk.middleware.IdempotencyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -85,6 +91,10 @@ DEMO_STEP_SECONDS = env.env_float("DEMO_STEP_SECONDS", 1.0)
 TURNS_IN_PROCESS = env.env_bool("TURNS_IN_PROCESS", True)
 # How many turns one runner process works on at once.
 TURNS_CONCURRENCY = int(env.env_float("TURNS_CONCURRENCY", 16, minimum=1))
+# A JSON body under /api/v1/ larger than this is refused (413 too_large) unread.
+API_MAX_BODY_BYTES = 2 * 1024 * 1024
+# A turn whose worker died (SIGKILL, a lost machine) fails within this many seconds.
+TURN_LEASE_SECONDS = env.env_float("TURN_LEASE_SECONDS", 30, minimum=1)
 
 # Longest a hosted agent's turn (a CLI's process) may run before its group is killed.
 TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)

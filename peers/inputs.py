@@ -11,8 +11,8 @@ from chats.inputs import Input, parse
 
 __all__ = ["ConnectInput", "MessageChatInput", "PersonMessageInput", "SeenInput", "parse"]
 
-# Above the longest wait is clamped by the action (an admin may change it), never refused.
-WaitSeconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# Out of range (below 0, above the longest wait) is clamped by the action, never refused.
+WaitSeconds = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class CamelInput(Input):

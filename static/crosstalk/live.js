@@ -1,14 +1,27 @@
 // Live updates: the server pushes small hints ({kind, chat}) over a websocket;
 // elements that care refetch their partial from the database (the truth).
 // On every (re)connect everything live refetches, so a missed push costs nothing.
+// While the socket is down (the server restarts, Redis is away) the page polls:
+// every POLL_MS everything live refetches, until the socket is back.
 (function () {
   const path = document.body.dataset.liveSocket;
   if (!path) return;
+  const POLL_MS = 5000;
   let delay = 500;
   let connectedBefore = false;
+  let pollTimer = null;
 
   function fire(name, detail) {
     document.body.dispatchEvent(new CustomEvent(name, { detail: detail }));
+  }
+
+  function startPolling() {
+    if (pollTimer === null) pollTimer = setInterval(function () { fire("live-resync", {}); }, POLL_MS);
+  }
+
+  function stopPolling() {
+    if (pollTimer !== null) clearInterval(pollTimer);
+    pollTimer = null;
   }
 
   function connect() {
@@ -16,6 +29,7 @@
     const socket = new WebSocket(scheme + location.host + path);
     socket.onopen = function () {
       delay = 500;
+      stopPolling();
       setLive(true);
       if (connectedBefore) fire("live-resync", {});
       connectedBefore = true;
@@ -28,6 +42,7 @@
     };
     socket.onclose = function () {
       setLive(false);
+      startPolling();
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 10000);
     };
@@ -36,7 +51,7 @@
   function setLive(on) {
     document.querySelectorAll(".live-dot").forEach(function (dot) {
       dot.classList.toggle("on", on);
-      dot.title = on ? "Live" : "Reconnecting…";
+      dot.title = on ? "Live" : "Reconnecting… (refreshing every few seconds)";
     });
   }
 

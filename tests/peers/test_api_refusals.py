@@ -116,7 +116,7 @@ def test_it_refuses_an_agent_whose_switch_is_off(owner, recipient):
 
 @pytest.mark.parametrize(
     "fields",
-    [{"wait_seconds": -1}, {"wait_seconds": "soon"}, {"to": 7}, {"text": None}, {"cc": "x"}],
+    [{"wait_seconds": "soon"}, {"to": 7}, {"text": None}, {"cc": "x"}],
 )
 def test_it_refuses_input_of_the_wrong_type(api, recipient, fields):
     body = {"to": recipient.pk, "text": "hi", "wait_seconds": 0, **fields}

@@ -3,31 +3,23 @@ import signal
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from agents.dbthread import in_db_thread
 from agents.runner import TurnRunner, default_worker_id
-from chats.actions import do_recover_interrupted_turns
 
 
 class Command(BaseCommand):
     help = "A turn worker (no web): claims requested turns and runs them until SIGINT/SIGTERM."
 
     def add_arguments(self, parser: CommandParser) -> None:
+        # Turns a killed worker left running fail when their lease runs out
+        # (agents.leases): no start-up recovery that would fail live workers' turns.
         parser.add_argument("--worker-id", help="A name for this worker (default: host:pid).")
-        parser.add_argument(
-            "--recover",
-            action="store_true",
-            help="First fail turns a previous run left running (for the only worker).",
-        )
 
-    def handle(self, *args, worker_id: str | None, recover: bool, **options) -> None:
+    def handle(self, *args, worker_id: str | None, **options) -> None:
         runner = TurnRunner(worker_id or default_worker_id())
-        asyncio.run(self.work(runner, recover=recover))
+        asyncio.run(self.work(runner))
         self.stdout.write(f"Turn worker {runner.worker_id} stopped.")
 
-    async def work(self, runner: TurnRunner, *, recover: bool) -> None:
-        if recover:
-            failed = await in_db_thread(do_recover_interrupted_turns)()
-            self.stdout.write(f"Failed {failed} turns interrupted by a restart.")
+    async def work(self, runner: TurnRunner) -> None:
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -1,0 +1,48 @@
+"""A push is a hint: with the channel layer's Redis unreachable nothing that commits
+raises, a claimed turn stays claimed, and page sockets are refused cleanly."""
+
+import logging
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from chats import actions, events
+from chats.models import Turn
+from crosstalk.asgi import application
+from tests.reliability.procs import free_port
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def redis_away(settings):
+    """A real Redis client against a port nothing listens on."""
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [f"redis://127.0.0.1:{free_port()}/0"]},
+        }
+    }
+
+
+def test_it_keeps_a_claim_whose_push_failed(chat, redis_away, caplog):
+    with caplog.at_level(logging.WARNING, logger="chats.events"):
+        actions.check_prompt(chat, text="hello")
+        turn = actions.claim_next_turn("tests")
+    assert turn is not None
+    assert Turn.objects.get(pk=turn.pk).state == Turn.State.RUNNING
+    assert any("live push" in record.getMessage() for record in caplog.records)
+
+
+def test_it_never_raises_from_a_push(redis_away):
+    events.group_send(events.account_group(1), {"type": "account.event", "kind": "chat"})
+
+
+async def test_it_refuses_a_page_socket_cleanly(owner, redis_away):
+    communicator = WebsocketCommunicator(
+        application, "/ws/chats/", headers=[(b"origin", b"http://127.0.0.1")]
+    )
+    communicator.scope["user"] = owner
+    connected, _ = await communicator.connect()
+    assert connected is False
+    await communicator.disconnect()

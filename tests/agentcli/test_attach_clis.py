@@ -246,8 +246,11 @@ def test_it_takes_messages_between_steps_and_as_finished_in_claude(
     assert crosstalk.message(answer_id)["to_chat"] == sender["id"]
 
 
-def message_chat(to: str, text: str) -> str:
-    args = json.dumps({"to": to, "text": text, "waitSeconds": 0})
+def message_chat(crosstalk, to: dict, text: str) -> str:
+    """A prompt that sends `text` to `to` with MessageChat. `to` is stopped first: its
+    answer would otherwise race the end of the turn (and, rightly, keep it going)."""
+    crosstalk.call("POST", f"/api/v1/chats/{to['id']}/stop")
+    args = json.dumps({"to": to["id"], "text": text, "waitSeconds": 0})
     return f"[[call MessageChat {args}]]\n[[say sent it]]"
 
 
@@ -265,7 +268,7 @@ def test_it_connects_claude_to_the_crosstalk_mcp_server(
     crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
 
     run = claude_turn(
-        claude_cli, messenger, cli_home, cli_workdir, message_chat(sender["id"], "MCP-HELLO")
+        claude_cli, messenger, cli_home, cli_workdir, message_chat(crosstalk, sender, "MCP-HELLO")
     )
 
     init = next(e for e in run.events if e.get("subtype") == "init")
@@ -348,9 +351,8 @@ def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     attached = crosstalk.new_chat(f"api-{agent}", agent)
     key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
 
-    run = run_cli(
-        cli, messenger, crosstalk, key, cli_home, cli_workdir, message_chat(sender["id"], "MCP-HI")
-    )
+    prompt = message_chat(crosstalk, sender, "MCP-HI")
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
 
     assert run.final == "sent it", run.describe()
     assert messenger.saw("MessageChat", api)  # the tool was offered: the server connected
@@ -451,9 +453,8 @@ def test_it_connects_a_hosted_turn_to_the_crosstalk_mcp_server(
     chat = crosstalk.new_chat(f"hosted-{agent}", agent)
     config = hosted(agent, chat["agent_key"], crosstalk.url, config_dir)
 
-    result = run(
-        cli, messenger, config, config_dir, cli_home, cli_workdir, message_chat(sender["id"], "HI")
-    )
+    prompt = message_chat(crosstalk, sender, "HI")
+    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, prompt)
 
     assert result.final == "sent it", result.describe()
     assert sent_texts(crosstalk, chat["id"]) == ["HI"]

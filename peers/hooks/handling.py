@@ -41,7 +41,7 @@ def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 
 def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
-    text = payload.prompt or ""
+    text = payload.person_prompt
     if not text.startswith(OWN_BLOCK):
         chat_actions.do_hook_prompt(chat, prompt=text, session_id=payload.session_id)
     return {}

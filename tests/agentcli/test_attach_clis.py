@@ -341,6 +341,38 @@ def test_it_takes_a_message_between_steps_in_codex_and_gemini(
     assert (chat["status"], chat["last_answered"]) == ("idle", "all done")
 
 
+def test_it_keeps_codex_and_gemini_going_with_a_message_as_they_finish(
+    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    agent, cli = other_cli
+    run_cli, api = RUNS[agent]
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    sent = {}
+
+    def send():
+        text = "MSG-STOP [[say It listens on 8080.]]"
+        sent["stop"] = crosstalk.send(sender["agent_key"], attached["id"], text)
+
+    # The model call after the step's result: its answer is the last; then Stop.
+    messenger.triggers.append((lambda body: "SLEPT-2" in body, send))
+    prompt = "[[bash printf 'SLEPT-%s' 2]]\n[[say first part done]]"
+
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
+
+    assert run.final and run.final.endswith("It listens on 8080."), run.describe()
+    message = crosstalk.message(sent["stop"]["id"])
+    assert (message["state"], message.get("path", message["detail"])) == (
+        "delivered",
+        "as_finished",
+    )
+    chat = crosstalk.chat(attached["id"])
+    assert chat["status"] == "idle" and chat["last_asked"] == prompt
+    assert chat["last_answered"].endswith("It listens on 8080.")
+    answer = crosstalk.message(message["answer"])
+    assert answer["to_chat"] == sender["id"] and answer["text"].endswith("It listens on 8080.")
+
+
 def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
 ):

@@ -14,6 +14,7 @@ from peers.actions import (
     send_on_queue,
 )
 from peers.framing import frame_all
+from peers.hooks.actions import do_attached_prompt
 from peers.hooks.clis import Cli
 from peers.hooks.payloads import Event, HookPayload
 
@@ -43,7 +44,7 @@ def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
     text = payload.person_prompt
     if not text.startswith(OWN_BLOCK):
-        chat_actions.do_hook_prompt(chat, prompt=text, session_id=payload.session_id)
+        do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
     return {}
 
 

@@ -206,3 +206,8 @@ def test_it_sends_on_held_messages_when_the_person_writes_in_their_session(claud
     hook(claude, CLI, sample(CLI, "PostToolUse"))
 
     assert path_of(message) == "between_steps"
+
+
+def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
+    Chat.objects.filter(pk=claude.pk).update(origin=Chat.Origin.GITHUB)
+    assert hook(claude, CLI, sample(CLI, "SessionStart")).json() == {}

@@ -362,8 +362,9 @@ def do_set_session_id(chat: Chat, *, session_id: str) -> None:
     events.publish(chat.user_id, "chat", chat=chat.pk)
 
 
-def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> Turn:
-    """A session's prompt reached its agent (UserPromptSubmit / BeforeAgent).
+def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> tuple[Turn, bool]:
+    """A session's prompt reached its agent (UserPromptSubmit / BeforeAgent): the
+    running turn, and whether it was opened here.
 
     The runner's turn keeps what the runner set (only the person's prompt resets
     the "without you" counters, and do_prompt did that); a session the person
@@ -372,7 +373,7 @@ def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> Turn:
         chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
         turn = chat.turns.filter(state=Turn.State.RUNNING).first()
         if turn is not None:
-            return turn
+            return turn, False
         now = timezone.now()
         Entry.objects.create(chat=chat, kind=Entry.Kind.PROMPT, text=prompt)
         turn = Turn.objects.create(
@@ -391,8 +392,15 @@ def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> Turn:
         chat.save(update_fields=fields)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
-    return turn
+    return turn, True
 
 
 def attached_turn(chat: Chat) -> Turn | None:
     return chat.turns.filter(state=Turn.State.RUNNING, worker__startswith=ATTACHED).first()
+
+
+def do_cancel_runner_requests(chat: Chat, *, why: str) -> int:
+    """Wakes and send-ons not started yet: their messages went another way."""
+    return chat.turns.filter(
+        state=Turn.State.REQUESTED, trigger__in=[Turn.Trigger.WAKE, Turn.Trigger.SEND_ON]
+    ).update(state=Turn.State.CANCELLED, ended_at=timezone.now(), error=why)

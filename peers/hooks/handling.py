@@ -1,4 +1,4 @@
-"""What a hook does, event by event; the writes are chats.actions' and peers.delivery's.
+"""What a hook does, event by event; the writes are chats.actions' and peers.actions'.
 
 A runner's turn is started and ended by the runner; a session the person runs
 in their own terminal has its turn opened at its prompt and ended as it
@@ -14,6 +14,7 @@ from peers.actions import (
     send_on_queue,
 )
 from peers.framing import frame_all
+from peers.hooks.actions import do_attached_prompt
 from peers.hooks.clis import Cli
 from peers.hooks.payloads import Event, HookPayload
 
@@ -35,15 +36,15 @@ def handle(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
     chat_actions.do_set_session_id(chat, session_id=payload.session_id)
-    if not chat.peers:
-        return {}
+    if not chat.peers or chat.from_outside:
+        return {}  # it sees no tools: no line about them either
     return cli.context(payload.hook_event_name, PROMPT_LINE)
 
 
 def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
-    text = payload.prompt or ""
+    text = payload.person_prompt
     if not text.startswith(OWN_BLOCK):
-        chat_actions.do_hook_prompt(chat, prompt=text, session_id=payload.session_id)
+        do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
     return {}
 
 

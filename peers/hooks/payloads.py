@@ -13,6 +13,7 @@ from chats.inputs import parse
 __all__ = ["ClaudePayload", "CodexPayload", "Event", "GeminiPayload", "HookPayload", "parse"]
 
 SessionId = Field(min_length=1, max_length=200)
+HOOK_CONTEXT_OPEN, HOOK_CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
 
 
 class Event(StrEnum):
@@ -42,6 +43,11 @@ class HookPayload(BaseModel):
     def final_text(self) -> str:
         return self.last_assistant_message or ""
 
+    @property
+    def person_prompt(self) -> str:
+        """What the person wrote, without what hooks added to it."""
+        return self.prompt or ""
+
 
 class ClaudePayload(HookPayload):
     source: str | None = None
@@ -62,3 +68,11 @@ class GeminiPayload(HookPayload):
     @property
     def final_text(self) -> str:
         return self.prompt_response or self.last_assistant_message or ""
+
+    @property
+    def person_prompt(self) -> str:
+        # Gemini puts SessionStart's context in front of the prompt, in its own block.
+        text = self.prompt or ""
+        while text.startswith(HOOK_CONTEXT_OPEN) and HOOK_CONTEXT_CLOSE in text:
+            text = text.split(HOOK_CONTEXT_CLOSE, 1)[1].lstrip("\n")
+        return text

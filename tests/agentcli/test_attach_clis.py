@@ -246,8 +246,11 @@ def test_it_takes_messages_between_steps_and_as_finished_in_claude(
     assert crosstalk.message(answer_id)["to_chat"] == sender["id"]
 
 
-def message_chat(to: str, text: str) -> str:
-    args = json.dumps({"to": to, "text": text, "waitSeconds": 0})
+def message_chat(crosstalk, to: dict, text: str) -> str:
+    """A prompt that sends `text` to `to` with MessageChat. `to` is stopped first: its
+    answer would otherwise race the end of the turn (and, rightly, keep it going)."""
+    crosstalk.call("POST", f"/api/v1/chats/{to['id']}/stop")
+    args = json.dumps({"to": to["id"], "text": text, "waitSeconds": 0})
     return f"[[call MessageChat {args}]]\n[[say sent it]]"
 
 
@@ -265,7 +268,7 @@ def test_it_connects_claude_to_the_crosstalk_mcp_server(
     crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
 
     run = claude_turn(
-        claude_cli, messenger, cli_home, cli_workdir, message_chat(sender["id"], "MCP-HELLO")
+        claude_cli, messenger, cli_home, cli_workdir, message_chat(crosstalk, sender, "MCP-HELLO")
     )
 
     init = next(e for e in run.events if e.get("subtype") == "init")
@@ -338,6 +341,38 @@ def test_it_takes_a_message_between_steps_in_codex_and_gemini(
     assert (chat["status"], chat["last_answered"]) == ("idle", "all done")
 
 
+def test_it_keeps_codex_and_gemini_going_with_a_message_as_they_finish(
+    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    agent, cli = other_cli
+    run_cli, api = RUNS[agent]
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    sent = {}
+
+    def send():
+        text = "MSG-STOP [[say It listens on 8080.]]"
+        sent["stop"] = crosstalk.send(sender["agent_key"], attached["id"], text)
+
+    # The model call after the step's result: its answer is the last; then Stop.
+    messenger.triggers.append((lambda body: "SLEPT-2" in body, send))
+    prompt = "[[bash printf 'SLEPT-%s' 2]]\n[[say first part done]]"
+
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
+
+    assert run.final and run.final.endswith("It listens on 8080."), run.describe()
+    message = crosstalk.message(sent["stop"]["id"])
+    assert (message["state"], message.get("path", message["detail"])) == (
+        "delivered",
+        "as_finished",
+    )
+    chat = crosstalk.chat(attached["id"])
+    assert chat["status"] == "idle" and chat["last_asked"] == prompt
+    assert chat["last_answered"].endswith("It listens on 8080.")
+    answer = crosstalk.message(message["answer"])
+    assert answer["to_chat"] == sender["id"] and answer["text"].endswith("It listens on 8080.")
+
+
 def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
 ):
@@ -348,9 +383,8 @@ def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     attached = crosstalk.new_chat(f"api-{agent}", agent)
     key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
 
-    run = run_cli(
-        cli, messenger, crosstalk, key, cli_home, cli_workdir, message_chat(sender["id"], "MCP-HI")
-    )
+    prompt = message_chat(crosstalk, sender, "MCP-HI")
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
 
     assert run.final == "sent it", run.describe()
     assert messenger.saw("MessageChat", api)  # the tool was offered: the server connected
@@ -451,9 +485,8 @@ def test_it_connects_a_hosted_turn_to_the_crosstalk_mcp_server(
     chat = crosstalk.new_chat(f"hosted-{agent}", agent)
     config = hosted(agent, chat["agent_key"], crosstalk.url, config_dir)
 
-    result = run(
-        cli, messenger, config, config_dir, cli_home, cli_workdir, message_chat(sender["id"], "HI")
-    )
+    prompt = message_chat(crosstalk, sender, "HI")
+    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, prompt)
 
     assert result.final == "sent it", result.describe()
     assert sent_texts(crosstalk, chat["id"]) == ["HI"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from chats.actions import claim_next_turn
+from chats.actions import claim_next_turn, do_stop_chat
 from chats.models import Chat, Entry, Turn
 from peers.hooks.handling import PROMPT_LINE
 from peers.models import PeerMessage
@@ -180,3 +180,34 @@ def test_it_answers_the_same_with_a_trailing_slash(claude):
 def test_it_answers_an_event_it_does_not_act_on_with_empty_json(claude):
     payload = sample(CLI, "SessionStart", hook_event_name="Notification")
     assert hook(claude, CLI, payload).json() == {}
+
+
+def test_it_brings_messages_queued_for_the_idle_chat_into_the_attached_turn(claude, sender):
+    message = send(sender, claude)  # idle: it would wake the chat
+    wake = claude.turns.get(state=Turn.State.REQUESTED)
+
+    turn = start_prompt(claude)
+    step = hook(claude, CLI, sample(CLI, "PostToolUse")).json()
+
+    assert f'id="{message.pk}"' in step["hookSpecificOutput"]["additionalContext"]
+    assert path_of(message) == "between_steps"
+    assert message.delivered_in_turn_id == turn.pk
+    wake.refresh_from_db()
+    assert wake.state == Turn.State.CANCELLED
+
+
+def test_it_sends_on_held_messages_when_the_person_writes_in_their_session(claude, sender):
+    do_stop_chat(claude)
+    message = send(sender, claude)
+    message.refresh_from_db()
+    assert message.reason == "held_until_you_write"
+
+    start_prompt(claude)
+    hook(claude, CLI, sample(CLI, "PostToolUse"))
+
+    assert path_of(message) == "between_steps"
+
+
+def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
+    Chat.objects.filter(pk=claude.pk).update(origin=Chat.Origin.GITHUB)
+    assert hook(claude, CLI, sample(CLI, "SessionStart")).json() == {}

@@ -90,3 +90,12 @@ def test_it_ends_an_open_gemini_turn_at_session_end(owner):
     agent.refresh_from_db()
     assert agent.status == Chat.Status.IDLE
     assert agent.turns.get().state == Turn.State.DONE
+
+
+def test_it_keeps_gemini_session_start_context_out_of_last_asked(owner):
+    agent = cli_chat(owner, "gemini")
+    payload = sample("gemini", "BeforeAgent")
+    assert payload["prompt"].startswith("<hook_context>")
+    hook(agent, "gemini", payload)
+    agent.refresh_from_db()
+    assert agent.last_asked == 'hooks [[call echo {"text":"gh"}]]'

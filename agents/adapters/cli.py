@@ -77,7 +77,12 @@ class CliAdapter(Adapter):
 
     @classmethod
     def why_not_ready(cls, *, folder: str, command: str) -> str | None:
-        """Checked when a chat is created: "field: sentence", so a form shows it by the field."""
+        """Checked when a chat is created: "field: sentence", so a form shows it by the field.
+
+        A chat with a folder is hosted (the runner starts the CLI there); one without
+        is for a session the person runs and attaches themselves: nothing to check."""
+        if not folder:
+            return None
         if (problem := missing_folder(folder)) is not None:
             return f"folder: {problem}."
         if find_program(cls.program, cls.bin_variable) is None:

@@ -258,3 +258,13 @@ def test_it_refuses_a_hosted_chat_whose_folder_or_cli_is_missing(owner_api, tmp_
         "code": "invalid_input",
         "message": "agent: `claude` was not found on PATH (set CLAUDE_BIN to its path).",
     }
+
+
+def test_it_creates_a_chat_without_a_folder_for_a_session_attached_by_hand(
+    owner_api, monkeypatch, tmp_path
+):
+    monkeypatch.delenv("CODEX_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    response = owner_api.call("POST", "/api/v1/chats", {"name": "mine", "agent": "codex"})
+
+    assert response.status_code == 201, response.json()

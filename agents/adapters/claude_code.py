@@ -35,7 +35,7 @@ class ClaudeCodeAgent(CliAdapter):
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat
         mode = chat.permission_mode or DEFAULT_MODE
-        argv = [run.binary, "-p", run.prompt, "--output-format", "stream-json", "--verbose"]
+        argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
         # The attach config adds --mcp-config, --settings (hooks) and --allowedTools: headless
         # Claude refuses an MCP tool that is not listed there (permission_denials).
         argv += ["--permission-mode", mode]
@@ -43,7 +43,8 @@ class ClaudeCodeAgent(CliAdapter):
             argv += ["--model", chat.model]
         if chat.session_id:
             argv += ["--resume", chat.session_id]
-        return argv + run.setup.argv_extra
+        # After "--", a prompt that starts with "-" (a Markdown list) is never an option.
+        return [*argv, *run.setup.argv_extra, "--", run.prompt]
 
     def env(self, run: HostedRun) -> dict[str, str]:
         env = {"DISABLE_AUTOUPDATER": "1"}

@@ -29,9 +29,10 @@ class CodexAgent(CliAdapter):
         options += ["-c", f'sandbox_mode="{sandbox}"', *run.setup.argv_extra]
         if chat.model:
             options += ["-m", chat.model]
+        # After "--", a prompt that starts with "-" (a Markdown list) is never an option.
         if chat.session_id:
-            return [run.binary, "exec", "resume", *options, chat.session_id, run.prompt]
-        return [run.binary, "exec", *options, run.prompt]
+            return [run.binary, "exec", "resume", *options, "--", chat.session_id, run.prompt]
+        return [run.binary, "exec", *options, "--", run.prompt]
 
     def parse(self, line: str) -> list[Event]:
         return parse_codex_line(line)

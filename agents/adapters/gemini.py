@@ -24,7 +24,8 @@ class GeminiAgent(CliAdapter):
         chat = run.chat
         mode = chat.permission_mode if chat.permission_mode in APPROVAL_MODES else DEFAULT_APPROVAL
         # --skip-trust: a headless run cannot answer the trust-this-folder question.
-        argv = [run.binary, "-p", run.prompt, "--output-format", "stream-json"]
+        # --prompt=…: a prompt that starts with "-" (a Markdown list) is never an option.
+        argv = [run.binary, f"--prompt={run.prompt}", "--output-format", "stream-json"]
         argv += ["--approval-mode", mode, "--skip-trust"]
         if chat.model:
             argv += ["-m", chat.model]

@@ -27,7 +27,9 @@ def test_it_runs_a_hosted_turn_and_resumes_its_session(site, kind):
     chat = site.hosted_chat(f"{kind}-worker", kind, permission_mode=RUNS_SHELL[kind])
     folder = site.work / chat["name"]
 
-    site.prompt(chat, f"[[bash echo proof-{kind} > proof.txt]]\n[[say first-{kind}-done]]")
+    # A prompt may start like an option (a Markdown list): it is still the prompt.
+    script = f"[[bash echo proof-{kind} > proof.txt]]\n[[say first-{kind}-done]]"
+    site.prompt(chat, f"- first, this:\n{script}")
     first = site.until(chat, "idle", "failed")
 
     assert first["status"] == "idle", site.notes(chat)

@@ -36,6 +36,26 @@ class PeerMessage(models.Model):
         NEXT_STEP = "next_step", "its next step takes it"
         REMOVED = "removed", "removed from the queue"
 
+    # TEMPORARY (h-admin): the lead's issue-6 fields, until "Refactor landed:" is merged.
+    class Path(models.TextChoices):
+        BETWEEN_STEPS = "between_steps", "between steps"
+        AS_FINISHED = "as_finished", "as it finished"
+        WAITING_CALL = "waiting_call", "as the answer a waiting call took"
+        TURN_PROMPT = "turn_prompt", "as a turn's prompt"
+        INBOX = "inbox", "read from its inbox"
+
+    class Reason(models.TextChoices):
+        NEXT_STEP = "next_step", "its next step takes it"
+        WAKING = "waking", "waking it"
+        BEHIND_TURN = "behind_turn", "behind its current turn"
+        WITH_BACKGROUND_WORK = "with_background_work", "waits with its background work"
+        HELD = "held_until_you_write", "held until you write"
+        REMOVED = "removed", "removed from the queue"
+        AGENT_UNAVAILABLE = "agent_unavailable", "its agent could not start"
+        TURN_FAILED = "turn_failed", "its turn failed"
+        WORKER_STOPPED = "worker_stopped", "the worker stopped"
+        OTHER = "other", "another reason"
+
     id = models.CharField(primary_key=True, max_length=32, default=new_message_id, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
     from_chat = models.ForeignKey(
@@ -58,6 +78,9 @@ class PeerMessage(models.Model):
     state = models.CharField(max_length=16, choices=State)
     detail = models.CharField(max_length=200, blank=True)
     woke = models.BooleanField(default=False)
+    path = models.CharField(max_length=16, blank=True, choices=Path)
+    reason = models.CharField(max_length=24, blank=True, choices=Reason)
+    note = models.TextField(blank=True)
     sent_in_turn = models.ForeignKey(
         Turn, models.SET_NULL, null=True, blank=True, related_name="messages_sent"
     )

@@ -101,6 +101,15 @@ class PeerMessage(models.Model):
             models.Index(fields=["to_chat", "state"]),
             models.Index(fields=["pair", "created_at"]),
             models.Index(fields=["chain"]),
+            # The admin page's metrics (peers/metrics.py): covering indexes, so each
+            # aggregate reads one index range and never the table.
+            models.Index(
+                fields=["created_at", "state", "reason", "woke"], name="peermsg_metrics_sent"
+            ),
+            models.Index(
+                fields=["state", "created_at", "path", "delivered_at"], name="peermsg_metrics_paths"
+            ),
+            models.Index(fields=["created_at", "pair"], name="peermsg_metrics_pairs"),
         ]
 
     def __str__(self) -> str:
@@ -201,6 +210,8 @@ class Activity(models.Model):
         indexes = [
             models.Index(fields=["user", "created_at"]),
             models.Index(fields=["chat", "action", "created_at"]),
+            # Refusals by code for the admin page's metrics.
+            models.Index(fields=["action", "created_at", "detail"], name="activity_metrics_action"),
         ]
 
     def __str__(self) -> str:

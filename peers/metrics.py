@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import Count, F, Func, IntegerField, Max, OuterRef, Q, Subquery
 
 from peers.limits import current_limits
-from peers.models import Activity, PeerMessage
+from peers.models import Activity, Limits, PeerMessage
 
 WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 # Seconds per bar of the "over time" chart, by window.
@@ -65,14 +65,15 @@ class Metrics:
         }
 
 
-def compute(window: str, *, now: datetime) -> Metrics:
+def compute(window: str, *, now: datetime, limits: Limits | None = None) -> Metrics:
     """`window` is a key of WINDOWS (the caller has checked it)."""
+    limits = limits or current_limits()
     metrics = Metrics(window=window, since=now - WINDOWS[window], now=now)
     metrics.bucket_seconds = BUCKET_SECONDS[window]
     add_states(metrics)
     metrics.refusals = refusals_since(metrics.since)
     metrics.paths = paths_since(metrics.since)
-    metrics.busiest_pairs = busiest_pairs(metrics.since)
+    metrics.busiest_pairs = busiest_pairs(metrics.since, minutes=limits.pair_window_minutes)
     metrics.over_time = over_time(metrics.since, now, metrics.bucket_seconds)
     return metrics
 
@@ -191,12 +192,12 @@ def seconds(value) -> float | None:
 # Busiest pairs, and how close they came to pair_per_window -------------------
 
 
-def busiest_pairs(since: datetime) -> list[Pair]:
+def busiest_pairs(since: datetime, *, minutes: int) -> list[Pair]:
     """The pairs that sent most in the window, with their peak within one pair window.
 
     One statement: the top pairs in a subquery; for each of their messages, a count of
     the pair's messages in the pair window ending there (the (pair, created_at) index)."""
-    window = timedelta(minutes=current_limits().pair_window_minutes)
+    window = timedelta(minutes=minutes)
     sent = sent_since(since).exclude(pair="")
     top = (sent.values("pair").annotate(n=Count("*")).order_by("-n", "pair").values("pair"))[
         :BUSIEST_PAIRS

@@ -2,6 +2,7 @@
 percentiles, windows respected, the same on SQLite and PostgreSQL."""
 
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 from django.utils import timezone
@@ -172,4 +173,4 @@ def test_it_buckets_messages_and_wakes_over_time(data):
     assert sum(sent for _, sent, _ in buckets) == 32
     assert sum(wakes for _, _, wakes in buckets) == 3
     assert len(buckets) in (12, 13)  # five-minute bars; the first may be partial
-    assert all(later > earlier for (earlier, *_), (later, *_) in zip(buckets, buckets[1:]))
+    assert all(later > earlier for (earlier, *_), (later, *_) in pairwise(buckets))

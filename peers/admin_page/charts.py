@@ -1,0 +1,139 @@
+"""Geometry for the admin page's server-rendered SVG charts; the templates only draw it."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from peers.metrics import Metrics
+
+WIDTH = 560
+LABEL_WIDTH = 150
+BAR_ROOM = 300
+ROW_HEIGHT = 26
+COLUMNS_HEIGHT = 110
+
+
+@dataclass
+class Bar:
+    label: str
+    value: int | float
+    note: str
+    y: int
+    width: float
+    low: float = 0  # where a tick sits (the p50 of a latency bar), 0 for none
+
+    @property
+    def text_y(self) -> int:
+        return self.y + 16
+
+    @property
+    def value_x(self) -> float:
+        return LABEL_WIDTH + self.width + 6
+
+
+@dataclass
+class Column:
+    x: float
+    y: float
+    width: float
+    height: float
+    title: str
+
+
+def seconds_words(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value < 10:
+        return f"{value:.2f} s"
+    if value < 120:
+        return f"{value:.0f} s"
+    return f"{value / 60:.1f} min"
+
+
+def bars(rows: list[tuple[str, int, str]]) -> dict:
+    """Horizontal bars, longest = BAR_ROOM; rows are (label, value, note)."""
+    top = max((value for _, value, _ in rows), default=0) or 1
+    drawn = [
+        Bar(label, value, note, y=i * ROW_HEIGHT, width=BAR_ROOM * value / top)
+        for i, (label, value, note) in enumerate(rows)
+    ]
+    return frame(drawn, width=WIDTH)
+
+
+def frame(drawn: list[Bar], *, width: int) -> dict:
+    return {
+        "bars": drawn,
+        "height": max(len(drawn), 1) * ROW_HEIGHT,
+        "width": width,
+        "label_x": LABEL_WIDTH - 6,
+        "bar_x": LABEL_WIDTH,
+        "room": BAR_ROOM,
+        "note_x": LABEL_WIDTH + BAR_ROOM + 6,
+    }
+
+
+def path_bars(metrics: Metrics) -> dict:
+    rows = [
+        (path.replace("_", " "), figures["delivered"], "delivered")
+        for path, figures in metrics.paths.items()
+    ]
+    return bars(rows)
+
+
+def latency_bars(metrics: Metrics) -> dict:
+    """Per path: a bar to p95 with a tick at p50, on one scale (the slowest p95)."""
+    top = max((f["p95_seconds"] or 0 for f in metrics.paths.values()), default=0) or 1
+    drawn = []
+    for i, (path, figures) in enumerate(metrics.paths.items()):
+        p50, p95 = figures["p50_seconds"] or 0, figures["p95_seconds"] or 0
+        note = (
+            f"p50 {seconds_words(figures['p50_seconds'])} · p95 "
+            f"{seconds_words(figures['p95_seconds'])} · max {seconds_words(figures['max_seconds'])}"
+            if figures["delivered"]
+            else "nothing delivered"
+        )
+        bar = Bar(path.replace("_", " "), p95, note, y=i * ROW_HEIGHT, width=BAR_ROOM * p95 / top)
+        bar.low = LABEL_WIDTH + BAR_ROOM * p50 / top
+        drawn.append(bar)
+    return frame(drawn, width=WIDTH + 120)
+
+
+def refusal_bars(metrics: Metrics) -> dict:
+    return bars([(code, n, "") for code, n in metrics.refusals.items()])
+
+
+def columns(points: list[tuple[datetime, int]], *, what: str) -> dict:
+    """Vertical bars over time, tallest = the chart's height."""
+    top = max((value for _, value in points), default=0)
+    step = WIDTH / max(len(points), 1)
+    drawn = []
+    for i, (start, value) in enumerate(points):
+        height = COLUMNS_HEIGHT * value / top if top else 0
+        drawn.append(
+            Column(
+                x=i * step + 0.5,
+                y=COLUMNS_HEIGHT - height,
+                width=max(step - 1, 1),
+                height=height,
+                title=f"{start:%b %-d %H:%M} UTC: {value} {what}",
+            )
+        )
+    return {
+        "columns": drawn,
+        "top": top,
+        "width": WIDTH,
+        "height": COLUMNS_HEIGHT,
+        "first": points[0][0] if points else None,
+        "last": points[-1][0] if points else None,
+    }
+
+
+def all_charts(metrics: Metrics) -> dict:
+    sent = [(start, n) for start, n, _ in metrics.over_time]
+    wakes = [(start, w) for start, _, w in metrics.over_time]
+    return {
+        "paths": path_bars(metrics),
+        "latency": latency_bars(metrics),
+        "refusals": refusal_bars(metrics),
+        "sent": columns(sent, what="messages"),
+        "wakes": columns(wakes, what="wakes"),
+    }

@@ -5,14 +5,21 @@ Each figure is one indexed query computed in the database, percentiles included:
 functions on SQLite. No message row is ever loaded into Python. The population is
 the messages sent in the window (`created_at >= since`), in the state they are in now."""
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Count, F, Func, IntegerField, Max, OuterRef, Q, Subquery
+from django.db.models import (
+    Aggregate,
+    Count,
+    FloatField,
+    Max,
+    Q,
+)
 
 from peers.limits import current_limits
-from peers.models import Activity, Limits, PeerMessage
+from peers.models import Activity, Limits, PeerMessage, SecondsToDeliver
 
 WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 # Seconds per bar of the "over time" chart, by window.
@@ -47,6 +54,8 @@ class Metrics:
     # (bucket start, messages sent, wakes), oldest first, every bucket present.
     over_time: list[tuple[datetime, int, int]] = field(default_factory=list)
     bucket_seconds: int = 3600
+    # Delivered messages by path, counted with the states (the percentiles need n).
+    delivered: dict = field(default_factory=dict)
 
     def as_json(self) -> dict:
         """CONTRACT.md's metrics.json shape, exactly."""
@@ -72,7 +81,7 @@ def compute(window: str, *, now: datetime, limits: Limits | None = None) -> Metr
     metrics.bucket_seconds = BUCKET_SECONDS[window]
     add_states(metrics)
     metrics.refusals = refusals_since(metrics.since)
-    metrics.paths = paths_since(metrics.since)
+    metrics.paths = paths_since(metrics.since, counts=metrics.delivered)
     metrics.busiest_pairs = busiest_pairs(metrics.since, minutes=limits.pair_window_minutes)
     metrics.over_time = over_time(metrics.since, now, metrics.bucket_seconds)
     return metrics
@@ -83,18 +92,22 @@ def sent_since(since: datetime):
 
 
 def add_states(metrics: Metrics) -> None:
-    """Sent, by state, not delivered by reason and wakes: one GROUP BY over one index."""
+    """Sent, by state, not delivered by reason, delivered by path and wakes: one
+    GROUP BY streamed along one covering index in its own order."""
     rows = (
         sent_since(metrics.since)
-        .values("state", "reason")
+        .values("state", "reason", "path")
         .annotate(n=Count("*"), wakes=Count("woke", filter=Q(woke=True)))
     )
     metrics.by_state = dict.fromkeys(STATES, 0)
+    metrics.delivered = {}
     metrics.not_delivered = dict.fromkeys(NOT_DELIVERED_REASONS, 0)
     for row in rows:
         metrics.sent += row["n"]
         metrics.wakes += row["wakes"]
         metrics.by_state[row["state"]] = metrics.by_state.get(row["state"], 0) + row["n"]
+        if row["state"] == PeerMessage.State.DELIVERED and row["path"]:
+            metrics.delivered[row["path"]] = metrics.delivered.get(row["path"], 0) + row["n"]
         if row["state"] == PeerMessage.State.NOT_DELIVERED:
             reason = row["reason"] if row["reason"] in NOT_DELIVERED_REASONS else "other"
             metrics.not_delivered[reason] += row["n"]
@@ -114,146 +127,164 @@ def refusals_since(since: datetime) -> dict[str, int]:
 
 # Delivery paths: count, p50, p95, max seconds from sent to delivered ----------
 
-PATHS_SQL = {
-    "postgresql": """
-        SELECT path, COUNT(*),
-               percentile_cont(0.5) WITHIN GROUP (ORDER BY secs),
-               percentile_cont(0.95) WITHIN GROUP (ORDER BY secs),
-               MAX(secs)
-        FROM (SELECT path, EXTRACT(EPOCH FROM delivered_at - created_at)::float8 AS secs
-              FROM {table}
-              WHERE state = %s AND created_at >= %s AND path <> '' AND delivered_at IS NOT NULL
-             ) AS delivered
-        GROUP BY path
-    """,
-    # percentile_cont by hand: the value at rank p*(n-1), interpolated between the
-    # two rows around it, both found by ROW_NUMBER() within the path.
-    "sqlite": """
-        WITH delivered AS (
-            SELECT path, secs,
-                   ROW_NUMBER() OVER (PARTITION BY path ORDER BY secs) - 1 AS rank,
-                   COUNT(*) OVER (PARTITION BY path) AS n
-            FROM (SELECT path,
-                         (julianday(delivered_at) - julianday(created_at)) * 86400.0 AS secs
-                  FROM {table}
-                  WHERE state = %s AND created_at >= %s AND path <> ''
-                        AND delivered_at IS NOT NULL)
-        ), positioned AS (
-            SELECT path, secs, rank, n, 0.5 * (n - 1) AS p50, 0.95 * (n - 1) AS p95
-            FROM delivered
-        )
-        SELECT path, MAX(n),
-               {p50}, {p95}, MAX(secs)
-        FROM positioned
-        GROUP BY path
-    """,
-}
-# MAX(CASE WHEN rank = k THEN secs END) is the k-th smallest; `p` is a column of the
-# rank wanted (constant within a path), so MAX(p) reads it outside the CASE.
-AT_RANK = "MAX(CASE WHEN rank = CAST({p} AS INTEGER){plus} THEN secs END)"
-INTERPOLATE = "{low} + (MAX({p}) - CAST(MAX({p}) AS INTEGER)) * (COALESCE({high}, {low}) - {low})"
 
+def paths_since(since: datetime, *, counts: dict[str, int]) -> dict[str, dict]:
+    """Every delivery path, with zeros and nulls where nothing went that way.
 
-def interpolate(p: str) -> str:
-    low, high = AT_RANK.format(p=p, plus=""), AT_RANK.format(p=p, plus=" + 1")
-    return INTERPOLATE.format(low=low, high=high, p=p)
-
-
-def paths_sql() -> str:
-    vendor = "postgresql" if connection.vendor == "postgresql" else "sqlite"
-    table = connection.ops.quote_name(PeerMessage._meta.db_table)
-    return PATHS_SQL[vendor].format(table=table, p50=interpolate("p50"), p95=interpolate("p95"))
-
-
-def paths_since(since: datetime) -> dict[str, dict]:
-    """Every delivery path, with zeros and nulls where nothing went that way."""
-    paths = {
-        path: {"delivered": 0, "p50_seconds": None, "p95_seconds": None, "max_seconds": None}
-        for path in PATHS
-    }
-    params = [PeerMessage.State.DELIVERED, connection.ops.adapt_datetimefield_value(since)]
-    with connection.cursor() as cursor:
-        cursor.execute(paths_sql(), params)
-        rows = cursor.fetchall()
-    for path, count, p50, p95, longest in rows:
-        paths[path] = {
-            "delivered": count,
-            "p50_seconds": seconds(p50),
-            "p95_seconds": seconds(p95),
-            "max_seconds": seconds(longest),
-        }
+    `counts`: delivered messages per path in the window (from add_states)."""
+    paths = {path: figures(0, None, None, None) for path in PATHS}
+    if connection.vendor == "postgresql":
+        found = percentile_cont(since)
+    else:
+        found = ranked(since, counts=counts)
+    paths.update(found)
     return paths
+
+
+def figures(delivered: int, p50, p95, longest) -> dict:
+    return {
+        "delivered": delivered,
+        "p50_seconds": seconds(p50),
+        "p95_seconds": seconds(p95),
+        "max_seconds": seconds(longest),
+    }
 
 
 def seconds(value) -> float | None:
     return None if value is None else round(max(float(value), 0.0), 3)
 
 
+def delivered_since(since: datetime, path: str | None = None):
+    """Delivered messages with their delivery time; the peermsg_metrics_delivery index."""
+    rows = sent_since(since).filter(state=PeerMessage.State.DELIVERED)
+    rows = rows.filter(path=path) if path else rows.exclude(path="")
+    return rows.annotate(secs=SecondsToDeliver()).filter(secs__isnull=False)
+
+
+def percentile_cont(since: datetime) -> dict[str, dict]:
+    """PostgreSQL: every path's figures in one GROUP BY."""
+    secs = SecondsToDeliver()
+    rows = (
+        delivered_since(since)
+        .values("path")
+        .annotate(
+            n=Count("*"),
+            p50=PercentileCont(secs, fraction=0.5),
+            p95=PercentileCont(secs, fraction=0.95),
+            longest=Max("secs"),
+        )
+    )
+    return {r["path"]: figures(r["n"], r["p50"], r["p95"], r["longest"]) for r in rows}
+
+
+class PercentileCont(Aggregate):
+    """PostgreSQL's percentile_cont(f) WITHIN GROUP (ORDER BY expression)."""
+
+    template = "percentile_cont(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+    def __init__(self, expression, *, fraction: float):
+        super().__init__(expression, fraction=float(fraction))
+
+
+def ranked(since: datetime, *, counts: dict[str, int]) -> dict[str, dict]:
+    """SQLite: percentile_cont by rank. Given each path's count n, one statement finds
+    the two rows around rank p*(n-1) (ORDER BY seconds LIMIT 2 OFFSET k) and the
+    slowest, each walked along the index in seconds order, never sorted."""
+    if not counts:
+        return {}
+    parts, params = [], []
+    for path, n in counts.items():
+        for label, quantile in (("p50", 0.5), ("p95", 0.95)):
+            low = math.floor(quantile * (n - 1))
+            add_part(parts, params, (path, label), delivered_since(since, path), low, 2)
+        add_part(parts, params, (path, "max"), delivered_since(since, path), 0, 1, slowest=True)
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        found = {(row[0], row[1]): (row[2], row[3]) for row in cursor.fetchall()}
+    return {path: interpolated(path, n, found) for path, n in counts.items()}
+
+
+def add_part(parts, params, key, rows, offset: int, size: int, *, slowest=False) -> None:
+    order = "-secs" if slowest else "secs"
+    inner = rows.order_by(order).values("secs")[offset : offset + size]
+    sql, inner_params = inner.query.get_compiler(using=inner.db).as_sql()
+    parts.append(f"SELECT %s, %s, MIN(secs), MAX(secs) FROM ({sql}) AS ranked")  # noqa: S608
+    params.extend([*key, *inner_params])
+
+
+def interpolated(path: str, n: int, found: dict) -> dict:
+    values = {}
+    for label, quantile in (("p50", 0.5), ("p95", 0.95)):
+        position = quantile * (n - 1)
+        low, high = found[(path, label)]
+        if low is None:  # a delivered row without its delivery time
+            return figures(n, None, None, None)
+        values[label] = low + (position - math.floor(position)) * (high - low)
+    return figures(n, values["p50"], values["p95"], found[(path, "max")][1])
+
+
 # Busiest pairs, and how close they came to pair_per_window -------------------
 
 
-def busiest_pairs(since: datetime, *, minutes: int) -> list[Pair]:
-    """The pairs that sent most in the window, with their peak within one pair window.
+# For each message of the top pairs, how many of the pair's messages fall within the
+# pair window ending at it (a RANGE frame), counting those just before `since` too.
+PAIRS_SQL = """
+    SELECT pair,
+           SUM(CASE WHEN created_at >= %s THEN 1 ELSE 0 END) AS messages,
+           MAX(CASE WHEN created_at >= %s THEN in_window END) AS peak
+    FROM (SELECT pair, created_at,
+                 COUNT(*) OVER (PARTITION BY pair ORDER BY {order}
+                                RANGE BETWEEN {span} PRECEDING AND CURRENT ROW) AS in_window
+          FROM {table}
+          WHERE created_at >= %s AND pair IN (
+              SELECT pair FROM {table} WHERE created_at >= %s AND pair <> ''
+              GROUP BY pair ORDER BY COUNT(*) DESC, pair LIMIT {top})
+         ) AS sent
+    GROUP BY pair
+    ORDER BY messages DESC, pair
+"""
 
-    One statement: the top pairs in a subquery; for each of their messages, a count of
-    the pair's messages in the pair window ending there (the (pair, created_at) index)."""
-    window = timedelta(minutes=minutes)
-    sent = sent_since(since).exclude(pair="")
-    top = (sent.values("pair").annotate(n=Count("*")).order_by("-n", "pair").values("pair"))[
-        :BUSIEST_PAIRS
-    ]
-    in_window = (
-        PeerMessage.objects.filter(
-            pair=OuterRef("pair"),
-            created_at__lte=OuterRef("created_at"),
-            created_at__gte=OuterRef("created_at") - window,
-        )
-        .order_by()
-        .values("pair")
-        .annotate(n=Count("*"))
-        .values("n")
-    )
-    rows = (
-        sent.filter(pair__in=top)
-        .annotate(in_window=Subquery(in_window, output_field=IntegerField()))
-        .values("pair")
-        .annotate(messages=Count("*"), peak=Max("in_window"))
-        .order_by("-messages", "pair")
-    )
-    return [Pair(row["pair"].split("|"), row["messages"], row["peak"]) for row in rows]
+
+def busiest_pairs(since: datetime, *, minutes: int) -> list[Pair]:
+    """The pairs that sent most in the window, with their peak within one pair window:
+    one statement along the (pair, created_at) index."""
+    seconds = minutes * 60
+    if connection.vendor == "postgresql":
+        order, span = "created_at", f"interval '{seconds} seconds'"
+    else:  # julianday: days as a float, which a RANGE frame can count back in
+        order, span = "julianday(created_at)", repr(seconds / 86400)
+    table = connection.ops.quote_name(PeerMessage._meta.db_table)
+    sql = PAIRS_SQL.format(order=order, span=span, table=table, top=BUSIEST_PAIRS)
+    adapt = connection.ops.adapt_datetimefield_value
+    early = since - timedelta(seconds=seconds)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [adapt(since), adapt(since), adapt(early), adapt(since)])
+        rows = cursor.fetchall()
+    return [Pair(pair.split("|"), messages, peak) for pair, messages, peak in rows]
 
 
 # Messages and wakes over time ---------------------------------------------------
 
 
-class EpochBucket(Func):
-    """floor(epoch seconds / size): which bar of the chart a row falls in."""
-
-    output_field = IntegerField()
-
-    def __init__(self, expression, size: int):
-        super().__init__(expression, output_field=IntegerField())
-        self.size = int(size)
-
-    def as_sqlite(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"CAST((julianday({sql}) - 2440587.5) * 86400.0 / {self.size} AS INTEGER)", params
-
-    def as_postgresql(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"FLOOR(EXTRACT(EPOCH FROM {sql}) / {self.size})::bigint", params
-
-
 def over_time(since: datetime, now: datetime, size: int) -> list[tuple[datetime, int, int]]:
-    rows = (
-        sent_since(since)
-        .annotate(bucket=EpochBucket(F("created_at"), size))
-        .values("bucket")
-        .annotate(n=Count("*"), wakes=Count("woke", filter=Q(woke=True)))
-    )
-    counts = {row["bucket"]: (row["n"], row["wakes"]) for row in rows}
-    first, last = int(since.timestamp()) // size, int(now.timestamp()) // size
-    return [
-        (datetime.fromtimestamp(b * size, tz=since.tzinfo), *counts.get(b, (0, 0)))
-        for b in range(first, last + 1)
+    """Per bucket of `size` seconds, messages sent and wakes: one statement of range
+    counts along the (created_at, woke) index, which stays in time order (no sort)."""
+    table = connection.ops.quote_name(PeerMessage._meta.db_table)
+    adapt = connection.ops.adapt_datetimefield_value
+    first = int(since.timestamp()) // size
+    starts = [
+        datetime.fromtimestamp(b * size, tz=since.tzinfo)
+        for b in range(first, int(now.timestamp()) // size + 1)
     ]
+    parts, params = [], []
+    for i, start in enumerate(starts):
+        parts.append(
+            f"SELECT {i}, COUNT(*), COALESCE(SUM(CASE WHEN woke THEN 1 ELSE 0 END), 0) "  # noqa: S608
+            f"FROM {table} WHERE created_at >= %s AND created_at < %s"
+        )
+        params += [adapt(max(start, since)), adapt(start + timedelta(seconds=size))]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        counts = {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
+    return [(start, *counts[i]) for i, start in enumerate(starts)]

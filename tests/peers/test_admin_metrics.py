@@ -55,9 +55,9 @@ def data(owner, outsider):
     build = Builder(now)
     a, b, c = (make_chat(owner, name) for name in ("a", "b", "c"))
     x, y = (make_chat(outsider, name) for name in ("x", "y"))
-    # Last hour: a→b, every 3 minutes, delivered between steps in 1..20 s.
+    # Last hour: a→b, every 2.9 minutes, delivered between steps in 1..20 s.
     for i in range(20):
-        build.message(a, b, ago=(59 - 3 * i) * MINUTE, path="between_steps", latency=i + 1)
+        build.message(a, b, ago=(59 - 2.9 * i) * MINUTE, path="between_steps", latency=i + 1)
     build.message(b, c, ago=10 * MINUTE, path="turn_prompt", latency=5, woke=True)
     build.message(None, a, ago=44 * MINUTE, path="turn_prompt", latency=7)
     build.message(x, y, ago=30 * MINUTE, path="inbox", latency=2)
@@ -143,7 +143,7 @@ def test_it_ranks_the_busiest_pairs_with_their_peak_in_one_window(data):
     pairs = metrics.compute("hour", now=data["now"]).busiest_pairs
     found = [(sorted(pair.chats), pair.messages, pair.peak) for pair in pairs]
     assert found == [
-        (sorted([ids["a"], ids["b"]]), 20, 6),  # every 3 minutes: 6 within 15
+        (sorted([ids["a"], ids["b"]]), 20, 6),  # every 2.9 minutes: 6 within 15
         (sorted([ids["x"], ids["y"]]), 5, 5),
         (sorted([ids["a"], ids["c"]]), 3, 3),
         (sorted([ids["b"], ids["c"]]), 2, 2),

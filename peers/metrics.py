@@ -28,7 +28,9 @@ PATHS = list(PeerMessage.Path.values)
 STATES = list(PeerMessage.State.values)
 NOT_DELIVERED_REASONS = ["agent_unavailable", "turn_failed", "worker_stopped", "other"]
 BUSIEST_PAIRS = 5
-QUANTILES = {"p50_seconds": 0.5, "p95_seconds": 0.95}
+# Percentiles on SQLite: at most this many rows in the window, sort them (see ranked).
+SORT_BELOW = 5000
+BY_RANGE_INDEX = "peermsg_metrics_window"
 
 
 @dataclass
@@ -190,25 +192,32 @@ class PercentileCont(Aggregate):
 def ranked(since: datetime, *, counts: dict[str, int]) -> dict[str, dict]:
     """SQLite: percentile_cont by rank. Given each path's count n, one statement finds
     the two rows around rank p*(n-1) (ORDER BY seconds LIMIT 2 OFFSET k) and the
-    slowest, each walked along the index in seconds order, never sorted."""
+    slowest. A path with many rows in the window walks the index in seconds order
+    (never sorted); one with few sorts just its rows in the window (a range of
+    peermsg_metrics_window), since the walk would pass its whole history."""
     if not counts:
         return {}
     parts, params = [], []
     for path, n in counts.items():
+        rows = delivered_since(since, path)
+        by_range = n <= SORT_BELOW
         for label, quantile in (("p50", 0.5), ("p95", 0.95)):
             low = math.floor(quantile * (n - 1))
-            add_part(parts, params, (path, label), delivered_since(since, path), low, 2)
-        add_part(parts, params, (path, "max"), delivered_since(since, path), 0, 1, slowest=True)
+            add_part(parts, params, (path, label), rows, low, 2, by_range=by_range)
+        add_part(parts, params, (path, "max"), rows, 0, 1, by_range=by_range, slowest=True)
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), params)
         found = {(row[0], row[1]): (row[2], row[3]) for row in cursor.fetchall()}
     return {path: interpolated(path, n, found) for path, n in counts.items()}
 
 
-def add_part(parts, params, key, rows, offset: int, size: int, *, slowest=False) -> None:
+def add_part(parts, params, key, rows, offset: int, size: int, *, by_range, slowest=False):
     order = "-secs" if slowest else "secs"
     inner = rows.order_by(order).values("secs")[offset : offset + size]
     sql, inner_params = inner.query.get_compiler(using=inner.db).as_sql()
+    if by_range:
+        table = connection.ops.quote_name(PeerMessage._meta.db_table)
+        sql = sql.replace(f"FROM {table}", f"FROM {table} INDEXED BY {BY_RANGE_INDEX}", 1)
     parts.append(f"SELECT %s, %s, MIN(secs), MAX(secs) FROM ({sql}) AS ranked")  # noqa: S608
     params.extend([*key, *inner_params])
 

@@ -134,9 +134,14 @@ class PeerMessage(models.Model):
                 F("path"),
                 SecondsToDeliver(),
                 F("created_at"),
+                F("delivered_at"),  # with created_at: the expression's inputs, so covering
                 name="peermsg_metrics_delivery",
             ),
             models.Index(fields=["created_at", "woke"], name="peermsg_metrics_time"),
+            models.Index(
+                fields=["state", "path", "created_at", "delivered_at"],
+                name="peermsg_metrics_window",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -8,6 +8,9 @@ from peers.metrics import Metrics
 WIDTH = 560
 LABEL_WIDTH = 150
 BAR_ROOM = 300
+# The latency chart spans the page: a longer bar, and room for its figures after it.
+LATENCY_ROOM = 560
+LATENCY_WIDTH = 1040
 ROW_HEIGHT = 26
 COLUMNS_HEIGHT = 110
 
@@ -56,18 +59,18 @@ def bars(rows: list[tuple[str, int, str]]) -> dict:
         Bar(label, value, note, y=i * ROW_HEIGHT, width=BAR_ROOM * value / top)
         for i, (label, value, note) in enumerate(rows)
     ]
-    return frame(drawn, width=WIDTH)
+    return frame(drawn, width=WIDTH, room=BAR_ROOM)
 
 
-def frame(drawn: list[Bar], *, width: int) -> dict:
+def frame(drawn: list[Bar], *, width: int, room: int) -> dict:
     return {
         "bars": drawn,
         "height": max(len(drawn), 1) * ROW_HEIGHT,
         "width": width,
         "label_x": LABEL_WIDTH - 6,
         "bar_x": LABEL_WIDTH,
-        "room": BAR_ROOM,
-        "note_x": LABEL_WIDTH + BAR_ROOM + 6,
+        "room": room,
+        "note_x": LABEL_WIDTH + room + 10,
     }
 
 
@@ -91,10 +94,11 @@ def latency_bars(metrics: Metrics) -> dict:
             if figures["delivered"]
             else "nothing delivered"
         )
-        bar = Bar(path.replace("_", " "), p95, note, y=i * ROW_HEIGHT, width=BAR_ROOM * p95 / top)
-        bar.low = LABEL_WIDTH + BAR_ROOM * p50 / top
+        width = LATENCY_ROOM * p95 / top
+        bar = Bar(path.replace("_", " "), p95, note, y=i * ROW_HEIGHT, width=width)
+        bar.low = LABEL_WIDTH + LATENCY_ROOM * p50 / top
         drawn.append(bar)
-    return frame(drawn, width=WIDTH + 120)
+    return frame(drawn, width=LATENCY_WIDTH, room=LATENCY_ROOM)
 
 
 def refusal_bars(metrics: Metrics) -> dict:

@@ -67,7 +67,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--count", type=int, default=100_000)
-        parser.add_argument("--accounts", type=int, default=4)
+        parser.add_argument("--accounts", type=int, default=12)
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--reset", action="store_true", help="remove earlier seed accounts")
 

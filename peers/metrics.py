@@ -79,6 +79,7 @@ class Metrics:
 def compute(window: str, *, now: datetime, limits: Limits | None = None) -> Metrics:
     """`window` is a key of WINDOWS (the caller has checked it)."""
     limits = limits or current_limits()
+    map_database_file()
     metrics = Metrics(window=window, since=now - WINDOWS[window], now=now)
     metrics.bucket_seconds = BUCKET_SECONDS[window]
     add_states(metrics)
@@ -87,6 +88,15 @@ def compute(window: str, *, now: datetime, limits: Limits | None = None) -> Metr
     metrics.busiest_pairs = busiest_pairs(metrics.since, minutes=limits.pair_window_minutes)
     metrics.over_time = over_time(metrics.since, now, metrics.bucket_seconds)
     return metrics
+
+
+def map_database_file() -> None:
+    """SQLite: read the file through mmap for this connection. Each request opens a
+    fresh connection with a cold page cache; the week's aggregates read ~100k index
+    entries, and mmap spares a read() per page (about a third of their time)."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA mmap_size = {256 * 1024 * 1024}")
 
 
 def sent_since(since: datetime):

@@ -2,8 +2,10 @@
 limits form with its validation and history, metrics.json, a constant query count."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -190,3 +192,17 @@ def test_it_runs_the_same_queries_however_many_messages(owner, admin_client):
     assert PeerMessage.objects.count() > 200
     assert [queries("hour", False), queries("week", True)] == few
     assert few[0] <= 12
+
+
+def test_it_opens_to_an_account_made_by_createsuperuser(db, monkeypatch):
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "root-password-1")
+    call_command("createsuperuser", "--noinput", username="root", email="", stdout=StringIO())
+    client = Client()
+    assert client.login(username="root", password="root-password-1")
+    assert client.get("/internal/admin/peers").status_code == 200
+
+
+def test_it_says_how_to_make_an_admin_when_seeding_the_demo(db):
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    assert "/internal/admin/peers" in out.getvalue() and "createsuperuser" in out.getvalue()

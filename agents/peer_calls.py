@@ -5,37 +5,42 @@ moments of a turn (ARCHITECTURE.md). Sync calls run in the runner's DB thread.""
 
 from agents.dbthread import in_db_thread
 from chats.models import Chat, Turn
-from peers import actions, delivery, selectors, serializers, waiting
+from peers import actions, framing, selectors, serializers, waiting
 from peers.models import PeerMessage
 
 
 async def take_for_turn(turn: Turn) -> list[PeerMessage]:
-    return await in_db_thread(delivery.take_for_turn)(turn)
+    return await in_db_thread(actions.take_for_turn)(turn)
 
 
 async def frame_all(messages: list[PeerMessage]) -> str:
     # Framing reads the senders' names and the quoted messages: database work.
-    return await in_db_thread(delivery.frame_all)(messages)
+    return await in_db_thread(framing.frame_all)(messages)
 
 
 async def deliver_between_steps(chat: Chat) -> list[PeerMessage]:
-    return await in_db_thread(delivery.deliver_between_steps)(chat)
+    return await in_db_thread(actions.deliver_between_steps)(chat)
 
 
 async def deliver_as_finished(chat: Chat) -> list[PeerMessage]:
-    return await in_db_thread(delivery.deliver_as_finished)(chat)
+    return await in_db_thread(actions.deliver_as_finished)(chat)
 
 
 async def answer_from_final_text(turn: Turn) -> None:
-    await in_db_thread(delivery.answer_from_final_text)(turn)
+    await in_db_thread(actions.answer_from_final_text)(turn)
 
 
 async def send_on_queue(chat: Chat) -> None:
-    await in_db_thread(delivery.send_on_queue)(chat)
+    await in_db_thread(actions.send_on_queue)(chat)
 
 
 async def fail_delivery(turn: Turn, reason: str) -> None:
-    await in_db_thread(delivery.fail_delivery)(turn, reason)
+    await in_db_thread(actions.fail_delivery)(turn, reason)
+
+
+async def fail_turn(turn: Turn, *, error: str) -> None:
+    """The turn failed: the chat reads `failed`, its messages wait for the person."""
+    await in_db_thread(actions.do_fail_turn)(turn, error=error)
 
 
 async def find_chat_by_name(chat: Chat, name: str) -> Chat | None:
@@ -59,7 +64,7 @@ async def state_words(message: PeerMessage) -> str:
     """The message's state now, in the words people see ("Queued — waking it")."""
 
     def fresh_words() -> str:
-        message.refresh_from_db(fields=["state", "detail"])
+        message.refresh_from_db(fields=["state", "reason", "path", "note"])
         return serializers.words(message)
 
     return await in_db_thread(fresh_words)()

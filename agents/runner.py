@@ -25,13 +25,7 @@ from agents.adapters import (
     adapter_for,
 )
 from agents.dbthread import in_db_thread
-from chats.actions import (
-    claim_next_turn,
-    do_end_background,
-    do_fail_turn,
-    do_finish_turn,
-    do_set_turn_input,
-)
+from chats.actions import claim_next_turn, do_end_background, do_finish_turn, do_set_turn_input
 from chats.events import RUNNER_GROUP
 from chats.models import Turn
 
@@ -182,7 +176,7 @@ class TurnRunner:
                 task.cancel()
             await asyncio.wait(pending, timeout=3)
         for turn in interrupted:
-            await in_db_thread(do_fail_turn)(turn, error=WORKER_STOPPED)
+            await peer_calls.fail_turn(turn, error=WORKER_STOPPED)
 
     # One turn ------------------------------------------------------------------
 
@@ -196,14 +190,14 @@ class TurnRunner:
             return  # the person stopped the chat: it already reads `stopped`
         except AgentUnavailable as error:
             await peer_calls.fail_delivery(turn, str(error))
-            await in_db_thread(do_fail_turn)(turn, error=str(error))
+            await peer_calls.fail_turn(turn, error=str(error))
             return
         except AgentFailed as error:
-            await in_db_thread(do_fail_turn)(turn, error=str(error))
+            await peer_calls.fail_turn(turn, error=str(error))
             return
         except Exception as error:
             logger.exception("Turn %s of chat %s failed.", turn.pk, turn.chat_id)
-            await in_db_thread(do_fail_turn)(turn, error=one_line(error))
+            await peer_calls.fail_turn(turn, error=one_line(error))
             return
         await self.finish(adapter, ctx, result)
 
@@ -216,7 +210,7 @@ class TurnRunner:
     async def drive(self, adapter: Adapter, ctx: TurnContext) -> TurnResult:
         result = await adapter.run(ctx)
         # Like Claude Code's Stop hook: messages that came meanwhile keep it going.
-        while adapter.takes_messages_as_finished:
+        while adapter.takes.as_finished:
             await ctx.check_running()
             late = await peer_calls.deliver_as_finished(ctx.chat)
             if not late:

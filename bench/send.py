@@ -8,7 +8,7 @@ database is left alone).
 It migrates, makes a bench account with two reachable chats (the recipient
 stopped, so each message is held and no turn runs), raises the limits with
 `manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
-(Daphne) on a free loopback port with CROSSTALK_BENCH=1 and DEBUG=false, measures
+(Daphne) on a free loopback port with bench.settings (its own URLconf) and DEBUG=false, measures
 a floor (a JSON 404, no database), the bare view and the send, stops the server
 and drops the bench account. With --profile only sends are made, each profiled
 inside the server (bench/profiled_serve.py, pyinstrument); the call tree is printed."""
@@ -39,7 +39,7 @@ HIGH_LIMITS = [
 
 
 def server_env() -> dict:
-    env = {**os.environ, "CROSSTALK_BENCH": "1", "DEBUG": "false"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.settings", "DEBUG": "false"}
     if not env.get("DATABASE_URL"):
         env["DATABASE_URL"] = f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}"
     return env

@@ -22,9 +22,9 @@ def create() -> dict:
         do_finish_turn,
         do_prompt,
         do_start_turn,
-        do_stop_chat,
     )
     from chats.inputs import ChatCreate
+    from peers.actions import check_stop_chat
 
     drop()
     user = User.objects.create_user(BENCH_USER)
@@ -36,7 +36,7 @@ def create() -> dict:
         with transaction.atomic():
             turns.append(do_start_turn(do_prompt(chat, text="get ready"), chat, worker="bench"))
     do_finish_turn(turns[0], final_text="ready")
-    do_stop_chat(recipient)
+    check_stop_chat(recipient)
     return {"user": user.pk, "sender": sender.pk, "key": key, "recipient": recipient.pk}
 
 

@@ -1,6 +1,6 @@
 """The bare baseline for bench/send.py: one INSERT per request and nothing else.
 
-Routed only when CROSSTALK_BENCH=1 (crosstalk/urls.py). Raw SQL into
+Routed only by bench/urls.py, the benchmark's own URLconf. Raw SQL into
 peers_activity, so the baseline needs no model and no migration of its own."""
 
 from django.db import connection

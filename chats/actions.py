@@ -5,7 +5,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import events, signals
+from chats import events
 from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
@@ -49,20 +49,14 @@ def check_update_chat(user, chat: Chat, *, spec: ChatUpdate) -> Chat:
 
 
 def do_update_chat(chat: Chat, **changes) -> Chat:
-    switched = "peers" in changes and changes["peers"] != chat.peers
+    """peers.actions wraps this for the switch, which it logs."""
     with transaction.atomic():
         for field, value in changes.items():
             setattr(chat, field, value)
         if changes:
             chat.save(update_fields=[*changes, "updated_at"])
-        if switched:
-            signals.peers_switched.send(Chat, chat=chat, enabled=chat.peers)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return chat
-
-
-def do_set_peers(chat: Chat, *, enabled: bool) -> Chat:
-    return do_update_chat(chat, peers=enabled)
 
 
 def check_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
@@ -220,7 +214,9 @@ def do_end_background(chat: Chat) -> bool:
 
 
 def do_stop_chat(chat: Chat) -> Chat:
-    """The person stops the chat: its running turn ends, nothing restarts it but them."""
+    """The person stops the chat: its running turn ends, nothing restarts it but them.
+
+    Call peers.actions.check_stop_chat, which also holds the chat's messages."""
     now = timezone.now()
     with transaction.atomic():
         chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
@@ -232,7 +228,6 @@ def do_stop_chat(chat: Chat) -> Chat:
             events.publish(chat.user_id, "entry", chat=chat.pk)
         chat.status = Status.STOPPED
         chat.save(update_fields=["status", "updated_at"])
-        signals.chat_stopped.send(Chat, chat=chat)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return chat
 

@@ -1,11 +1,13 @@
 """REST for people: /api/v1/chats and one chat's routes (CONTRACT.md).
 
 Thin: parse with chats.inputs, authorize with chats.selectors, change with
-chats.actions. Another account's chat answers exactly like a missing one."""
+chats.actions. Another account's chat answers exactly like a missing one.
+GET/PATCH of one chat and its stop are peers' (the switch and Stop carry peers
+rules)."""
 
-from chats.actions import check_create_chat, check_prompt, check_update_chat, do_stop_chat
+from chats.actions import check_create_chat, check_prompt
 from chats.api import ApiView, Caller, json_body, paginated
-from chats.inputs import ChatCreate, ChatUpdate, PromptInput, parse
+from chats.inputs import ChatCreate, PromptInput, parse
 from chats.models import Chat
 from chats.selectors import access_chat
 from chats.serializers import chat_json, turn_json
@@ -22,16 +24,6 @@ class ChatsApi(ApiView):
         return 201, {**chat_json(chat), "agent_key": agent_key}
 
 
-class ChatApi(ApiView):
-    def get(self, request, caller: Caller, chat_id: str) -> dict:
-        return chat_json(access_chat(caller.user, chat_id))
-
-    def patch(self, request, caller: Caller, chat_id: str) -> dict:
-        chat = access_chat(caller.user, chat_id)
-        spec = parse(ChatUpdate, json_body(request))
-        return chat_json(check_update_chat(caller.user, chat, spec=spec))
-
-
 class ChatPromptsApi(ApiView):
     def post(self, request, caller: Caller, chat_id: str) -> tuple[int, dict]:
         chat = access_chat(caller.user, chat_id)
@@ -39,8 +31,3 @@ class ChatPromptsApi(ApiView):
         turn = check_prompt(chat, text=prompt.text, send_queued=prompt.send_queued)
         # Accepted: the turn is requested; the runner starts it (or queues it).
         return 202, {**chat_json(chat), "turn": turn_json(turn)}
-
-
-class ChatStopApi(ApiView):
-    def post(self, request, caller: Caller, chat_id: str) -> dict:
-        return chat_json(do_stop_chat(access_chat(caller.user, chat_id)))

@@ -14,7 +14,7 @@ from django.db import transaction
 
 RUNNER_GROUP = "turn-runners"
 logger = logging.getLogger(__name__)
-# The server's event loop, once it runs (agents.services binds it).
+# The server's event loop, once it runs (crosstalk.services binds it).
 server_loop: asyncio.AbstractEventLoop | None = None
 
 
@@ -27,10 +27,26 @@ def account_group(user_id: int) -> str:
     return f"account-{user_id}"
 
 
-def publish(user_id: int, kind: str, **data) -> None:
-    """Tell every open page of the account that something changed, once committed."""
+def message_group(message_id: str) -> str:
+    """Calls waiting on one message: its answer, or its end."""
+    return f"message-{message_id}"
+
+
+def inbox_group(chat_id: str) -> str:
+    """Calls long-polling one chat's inbox."""
+    return f"inbox-{chat_id}"
+
+
+def publish(user_id: int, kind: str, *, groups: list[str] = (), **data) -> None:
+    """Tell every open page of the account (and the waiting calls in `groups`)
+    that something changed, once committed."""
     event = {"type": "account.event", "kind": kind, **data}
-    transaction.on_commit(lambda: group_send(account_group(user_id), event))
+
+    def send_all() -> None:
+        for group in (account_group(user_id), *groups):
+            group_send(group, event)
+
+    transaction.on_commit(send_all)
 
 
 def wake_runners() -> None:

@@ -1,5 +1,9 @@
 """The chat pages: thin views over chats.actions and chats.selectors.
 
+chats routes the chat list and the header; the chat page and its conversation
+are routed by peers, whose subclasses add the cards and the Peers tab (peers
+sits above chats), as are the switch and Stop, which carry peers rules.
+
 Live parts of a page are partials of the page's own template; they refetch on
 the hints chats.consumers forwards. Actions answer htmx with HX-Trigger
 events, so every live part refreshes the same way whether the hint came over
@@ -12,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views import View
 from django_htmx.http import trigger_client_event
 
-from chats.actions import check_create_chat, check_prompt, do_set_peers, do_stop_chat
+from chats.actions import check_create_chat, check_prompt
 from chats.inputs import ChatCreate, parse
 from chats.models import Chat
 from chats.refusals import Refusal
@@ -151,27 +155,3 @@ class ChatPageView(ConversationView):
         # htmx swaps only 2xx answers, so the refusal comes back as a 200 form.
         name = "chats/chat.html#composer" if request.htmx else self.template_name
         return render(request, name, context)
-
-
-class SetPeersView(LoginRequiredMixin, View):
-    """The ⋯ menu's switch; `enabled` says the new state, absent it toggles."""
-
-    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
-        chat = chat_or_404(request, chat_id)
-        wanted = request.POST.get("enabled")
-        enabled = not chat.peers if wanted is None else wanted == "on"
-        do_set_peers(chat, enabled=enabled)
-        return after_chat_change(request, chat)
-
-
-class StopChatView(LoginRequiredMixin, View):
-    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
-        chat = do_stop_chat(chat_or_404(request, chat_id))
-        return after_chat_change(request, chat)
-
-
-def after_chat_change(request: HttpRequest, chat: Chat) -> HttpResponse:
-    """htmx: nothing to swap, the header refetches on the event; otherwise back to the page."""
-    if not request.htmx:
-        return redirect("chat-page", chat_id=chat.pk)
-    return trigger_client_event(HttpResponse(status=204), f"live-chat-{chat.pk}")

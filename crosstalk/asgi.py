@@ -1,6 +1,5 @@
-"""http → Django; websocket → the page consumers. Background services (the
-in-process turn runner) start with the first connection, since Daphne sends
-no lifespan events; `manage.py serve` starts them at boot as well."""
+"""http → Django; websocket → the page consumers; all inside ServerProcess,
+which starts this process's background services once (crosstalk.services)."""
 
 import os
 
@@ -13,10 +12,10 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from agents.services import BackgroundServices  # noqa: E402
 from chats.routing import websocket_urlpatterns  # noqa: E402
+from crosstalk.services import ServerProcess  # noqa: E402
 
-application = BackgroundServices(
+application = ServerProcess(
     ProtocolTypeRouter(
         {
             "http": django_app,

@@ -24,6 +24,8 @@ INSTALLED_APPS = [
     "chats",
     "peers",
     "agents",
+    # Last: only for its management command (serve); it is the top of the house.
+    "crosstalk",
 ]
 
 MIDDLEWARE = [

@@ -1,5 +1,3 @@
-import os
-
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
@@ -11,19 +9,16 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/chats/", permanent=False)),
     path("django-admin/", admin.site.urls),
     # Staff only; with or without the trailing slash, never a redirect (CONTRACT.md).
-    re_path(r"^internal/admin/peers/?$", peers_admin.admin_page),
-    re_path(r"^internal/admin/peers/metrics\.json/?$", peers_admin.metrics_json),
+    re_path(r"^internal/admin/peers/?$", peers_admin.admin_page, name="peers-admin"),
+    re_path(
+        r"^internal/admin/peers/metrics\.json/?$",
+        peers_admin.metrics_json,
+        name="peers-admin-metrics",
+    ),
     path("", include("accounts.urls")),
     path("", include("peers.urls_api")),
-    # Before chats: peers' subclasses take over the chat page and its conversation.
     path("", include("peers.urls")),
     path("", include("chats.urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.
     re_path(r"^api/v1/.*$", chats.api.api_not_found),
 ]
-
-# bench/send.py's bare baseline (one INSERT), routed only while benchmarking.
-if os.environ.get("CROSSTALK_BENCH") == "1":
-    from bench.views import insert_one
-
-    urlpatterns.insert(0, path("bench/insert", insert_one))

@@ -2,6 +2,7 @@
 constant number of queries); limits editable through peers.actions.do_set_limits."""
 
 from django.contrib import admin
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from chats.admin import ChatAdmin, ReadOnlyAdmin
@@ -95,9 +96,8 @@ class ActivityAdmin(ReadOnlyAdmin):
     def message_link(self, row: Activity) -> str:
         if row.message_id is None:
             return "—"
-        return format_html(
-            '<a href="../peermessage/{}/change/">{}</a>', row.message_id, row.message_id
-        )
+        url = reverse("admin:peers_peermessage_change", args=[row.message_id])
+        return format_html('<a href="{}">{}</a>', url, row.message_id)
 
 
 @admin.register(Limits)

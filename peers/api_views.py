@@ -6,33 +6,28 @@ peers.serializers. The two routes that may wait (MessageChat with a wait, the
 inbox's long-poll) are async views: they wait on the channel layer, holding no
 worker thread and no database connection meanwhile."""
 
-import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from functools import wraps
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from pydantic import BaseModel
 
-from chats import events
 from chats.api import ApiView, Caller, authenticate, json_body, paginated, refusal_response
+from chats.inputs import ChatUpdate
 from chats.models import Chat, Entry
 from chats.refusals import Refusal
 from chats.selectors import access_chat
 from chats.serializers import chat_json
 from peers import actions, waiting
-from peers.delivery import check_mark_seen
 from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput, parse
 from peers.models import Activity, PeerMessage
 from peers.selectors import (
     access_message,
     account_activity,
     how_fast,
-    inbox,
     messages_of_chat,
     reachable_chats,
 )
@@ -65,13 +60,9 @@ def entry_json(entry: Entry) -> dict:
 
 def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
     body = {**message_json(message), "answer_message": message_json(answer) if answer else None}
-    if message.detail == PeerMessage.Detail.HELD:
+    if message.reason == PeerMessage.Reason.HELD:
         body["note"] = HELD_NOTE
     return body
-
-
-def no_message() -> Refusal:
-    return Refusal("no_message", "There is no such message in your account.")
 
 
 def record_refused(caller: Caller, refusal: Refusal, *, message_id: str | None = None) -> None:
@@ -108,12 +99,6 @@ class AgentApi(ApiView):
     caller_kind = "agent"
 
 
-def require_peers(chat: Chat) -> None:
-    """The routes whose actions do not check the switch themselves (inbox, seen)."""
-    with actions.refusals_recorded(chat, target=None):
-        actions.check_sender(actions.Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
-
-
 class AgentChatsApi(AgentApi):
     """ListChats: the other chats this one can reach, each with how fast it would hear."""
 
@@ -134,9 +119,10 @@ class AgentSeenApi(AgentApi):
     """Marking seen is what delivers an inbox message (path inbox); reading never does."""
 
     def post(self, request, caller: Caller) -> dict:
-        require_peers(caller.chat)
+        actions.check_peers_on(caller.chat)
         seen = parse_body(SeenInput, request, caller)
-        return listing([message_json(m) for m in check_mark_seen(caller.chat, ids=seen.ids)])
+        marked = actions.check_mark_seen(caller.chat, ids=seen.ids)
+        return listing([message_json(m) for m in marked])
 
 
 def agent_caller(request) -> Caller:
@@ -171,37 +157,33 @@ def async_route(method: str) -> Callable[[AsyncHandler], Callable]:
     return decorate
 
 
-def send_or_prepare(request) -> tuple[Caller, MessageChatInput, PeerMessage | None]:
-    """Authenticate and parse; without a wait, send too (one trip to a thread)."""
+def authenticated_send(request) -> PeerMessage:
+    """Authenticate, parse and send, in one trip to a thread; the wait comes after."""
     caller = agent_caller(request)
     spec = parse_body(MessageChatInput, request, caller)
-    if spec.wait_seconds > 0:
-        return caller, spec, None
     message = actions.check_send_message(
-        caller.chat, to=spec.to, text=spec.text, reply_to=spec.reply_to
+        caller.chat,
+        to=spec.to,
+        text=spec.text,
+        reply_to=spec.reply_to,
+        wait_seconds=spec.wait_seconds,
     )
-    return caller, spec, message
+    if message.waiting_until is not None:
+        waiting.release_connection()  # none held while it waits
+    return message
 
 
 @async_route("POST")
 async def agent_messages(request) -> tuple[int, dict]:
     """MessageChat; with wait_seconds the call returns the answer if it comes in time."""
-    caller, spec, message = await sync_to_async(send_or_prepare)(request)
-    answer = None
-    if message is None:
-        message, answer = await waiting.send_and_wait(
-            caller.chat,
-            to=spec.to,
-            text=spec.text,
-            reply_to=spec.reply_to,
-            wait_seconds=spec.wait_seconds,
-        )
+    message = await sync_to_async(authenticated_send)(request)
+    message, answer = await waiting.wait_for_answer(message)
     return 201, sent_json(message, answer)
 
 
 def inbox_caller(request) -> tuple[Caller, float]:
     caller = agent_caller(request)
-    require_peers(caller.chat)
+    actions.check_peers_on(caller.chat)
     try:
         wait = float(request.GET.get("wait", 0))
     except ValueError:
@@ -211,51 +193,12 @@ def inbox_caller(request) -> tuple[Caller, float]:
     return caller, min(max(wait, 0.0), LONGEST_POLL)
 
 
-def read_inbox(chat: Chat, *, release: bool) -> list[dict]:
-    items = [message_json(message) for message in inbox(chat)]
-    if release and not items:
-        waiting.release_connection()  # nothing yet: no connection held while we wait
-    return items
-
-
 @async_route("GET")
 async def agent_inbox(request) -> tuple[int, dict]:
     """Messages to this chat not yet seen and not held, oldest first; long-polls `wait` s."""
     caller, wait = await sync_to_async(inbox_caller)(request)
-    layer = get_channel_layer()
-    if wait <= 0 or layer is None:
-        return 200, listing(await sync_to_async(read_inbox)(caller.chat, release=False))
-    group = events.account_group(caller.chat.user_id)
-    channel = await layer.new_channel()
-    # Listen before reading, so a message sent in between is not missed.
-    await layer.group_add(group, channel)
-    try:
-        return 200, listing(await poll_inbox(layer, channel, caller.chat, wait))
-    finally:
-        await layer.group_discard(group, channel)
-
-
-async def poll_inbox(layer, channel: str, chat: Chat, wait: float) -> list[dict]:
-    deadline = time.monotonic() + wait
-    while True:
-        items = await sync_to_async(read_inbox)(chat, release=True)
-        remaining = deadline - time.monotonic()
-        if items or remaining <= 0:
-            return items
-        await message_arrives(layer, channel, chat.pk, remaining)
-
-
-async def message_arrives(layer, channel: str, chat_id: str, timeout: float) -> bool:
-    """Wait for a hint that a message to this chat changed; False when time is up."""
-    deadline = time.monotonic() + timeout
-    while (remaining := deadline - time.monotonic()) > 0:
-        try:
-            event = await asyncio.wait_for(layer.receive(channel), remaining)
-        except TimeoutError:
-            return False
-        if event.get("kind") == "message" and event.get("to") == chat_id:
-            return True
-    return False
+    messages = await waiting.wait_for_inbox(caller.chat, wait=wait)
+    return 200, listing([message_json(message) for message in messages])
 
 
 # The person's routes ----------------------------------------------------------
@@ -302,7 +245,7 @@ class MessageApi(ApiView):
     def get(self, request, caller: Caller, message_id: str) -> dict:
         message = access_message(caller.user, message_id)
         if message is None:
-            raise no_message()
+            raise actions.no_message()
         return message_json(message)
 
 
@@ -324,3 +267,22 @@ class ActivityApi(ApiView):
         chat_id = request.GET.get("chat")
         chat = access_chat(caller.user, chat_id) if chat_id is not None else None
         return paginated(request, account_activity(caller.user, chat), activity_json)
+
+
+class ChatApi(ApiView):
+    """One chat; PATCH may switch agent-to-agent messaging, which is logged."""
+
+    def get(self, request, caller: Caller, chat_id: str) -> dict:
+        return chat_json(access_chat(caller.user, chat_id))
+
+    def patch(self, request, caller: Caller, chat_id: str) -> dict:
+        chat = access_chat(caller.user, chat_id)
+        spec = parse(ChatUpdate, json_body(request))
+        return chat_json(actions.check_update_chat(caller.user, chat, spec=spec))
+
+
+class ChatStopApi(ApiView):
+    """Stop: the running turn ends, and messages wait until the person writes."""
+
+    def post(self, request, caller: Caller, chat_id: str) -> dict:
+        return chat_json(actions.check_stop_chat(access_chat(caller.user, chat_id)))

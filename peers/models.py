@@ -44,30 +44,12 @@ class PeerMessage(models.Model):
         CANCELLED = "cancelled", "Cancelled"
         NOT_DELIVERED = "not_delivered", "Not delivered"
 
-    class Detail(models.TextChoices):
-        WAKING = "waking", "waking it"
-        BEHIND_TURN = "behind_turn", "behind its current turn"
-        WITH_BACKGROUND_WORK = "with_background_work", "waits with its background work"
-        HELD = "held_until_you_write", "held until you write"
-        BETWEEN_STEPS = "between_steps", "between steps"
-        AS_FINISHED = "as_finished", "as it finished"
-        WAITING_CALL = "waiting_call", "as the answer a waiting call took"
-        TURN_PROMPT = "turn_prompt", "as a turn's prompt"
-        INBOX = "inbox", "read from its inbox"
-        TO_YOU = "to_you", "to you"
-        NEXT_STEP = "next_step", "its next step takes it"
-        REMOVED = "removed", "removed from the queue"
-
-    # TEMPORARY (h-admin): the lead's issue-6 fields, until "Refactor landed:" is merged.
-    class Path(models.TextChoices):
-        BETWEEN_STEPS = "between_steps", "between steps"
-        AS_FINISHED = "as_finished", "as it finished"
-        WAITING_CALL = "waiting_call", "as the answer a waiting call took"
-        TURN_PROMPT = "turn_prompt", "as a turn's prompt"
-        INBOX = "inbox", "read from its inbox"
-
     class Reason(models.TextChoices):
+        """Why a message waits, or why it ended without arriving; the labels are the
+        words people see after the state ("Queued — waking it")."""
+
         NEXT_STEP = "next_step", "its next step takes it"
+        AWAITED = "awaited", "its sender is waiting for it"
         WAKING = "waking", "waking it"
         BEHIND_TURN = "behind_turn", "behind its current turn"
         WITH_BACKGROUND_WORK = "with_background_work", "waits with its background work"
@@ -75,8 +57,17 @@ class PeerMessage(models.Model):
         REMOVED = "removed", "removed from the queue"
         AGENT_UNAVAILABLE = "agent_unavailable", "its agent could not start"
         TURN_FAILED = "turn_failed", "its turn failed"
-        WORKER_STOPPED = "worker_stopped", "the worker stopped"
-        OTHER = "other", "another reason"
+        WORKER_STOPPED = "worker_stopped", "the worker running its turn stopped"
+        OTHER = "other", "it could not be handed over"
+
+    class Path(models.TextChoices):
+        """How a delivered message reached its agent (SPEC.md's delivery table)."""
+
+        BETWEEN_STEPS = "between_steps", "between steps"
+        AS_FINISHED = "as_finished", "as it finished"
+        WAITING_CALL = "waiting_call", "as the answer a waiting call took"
+        TURN_PROMPT = "turn_prompt", "as a turn's prompt"
+        INBOX = "inbox", "read from its inbox"
 
     id = models.CharField(primary_key=True, max_length=32, default=new_message_id, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
@@ -98,11 +89,11 @@ class PeerMessage(models.Model):
     # Both chat ids, sorted, so one index serves "between these two, both ways".
     pair = models.CharField(max_length=70, blank=True)
     state = models.CharField(max_length=16, choices=State)
-    detail = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=24, choices=Reason, blank=True)
+    path = models.CharField(max_length=16, choices=Path, blank=True)
+    # The sentence that goes with a not-delivered reason.
+    note = models.CharField(max_length=300, blank=True)
     woke = models.BooleanField(default=False)
-    path = models.CharField(max_length=16, blank=True, choices=Path)
-    reason = models.CharField(max_length=24, blank=True, choices=Reason)
-    note = models.TextField(blank=True)
     sent_in_turn = models.ForeignKey(
         Turn, models.SET_NULL, null=True, blank=True, related_name="messages_sent"
     )
@@ -123,6 +114,7 @@ class PeerMessage(models.Model):
             models.Index(fields=["to_chat", "state"]),
             models.Index(fields=["pair", "created_at"]),
             models.Index(fields=["chain"]),
+            models.Index(fields=["path", "delivered_at"]),
             # The admin page's metrics (peers/metrics.py). Covering, and in the order
             # each GROUP BY / ORDER BY wants, so SQLite streams them without a sort.
             models.Index(
@@ -150,6 +142,15 @@ class PeerMessage(models.Model):
     @property
     def answered(self) -> bool:
         return self.answer_id is not None
+
+    @property
+    def detail(self) -> str:
+        """CONTRACT.md's `detail`: why it waits, the path it took, or why it did not arrive."""
+        if self.state == self.State.NOT_DELIVERED:
+            return self.note or self.reason
+        if self.reason == self.Reason.AWAITED:
+            return self.Path.WAITING_CALL
+        return self.path or self.reason
 
 
 class Limits(models.Model):

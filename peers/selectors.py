@@ -7,15 +7,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chats.models import Chat
+from peers.delivery_table import HELD, route_for
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
 
 State = PeerMessage.State
-Detail = PeerMessage.Detail
-Status = Chat.Status
-
-# Agents whose running turn takes a message after its current step (hooks, or the demo's steps).
-TAKES_BETWEEN_STEPS = {Chat.Agent.CLAUDE_CODE, Chat.Agent.DEMO}
+Reason = PeerMessage.Reason
 
 
 def find_chat_by_name(user, name: str) -> Chat | None:
@@ -40,24 +37,10 @@ def reachable_chats(chat: Chat) -> list[Chat]:
     )
 
 
-def path_for(chat: Chat) -> tuple[str, str, str]:
-    """(path, detail the message would get, words) for a message sent to `chat` now."""
-    if chat.status == Status.RUNNING and chat.agent in TAKES_BETWEEN_STEPS:
-        return "between_steps", Detail.BETWEEN_STEPS, "after its current step"
-    if chat.status == Status.RUNNING:
-        return "turn_prompt", Detail.TURN_PROMPT, "when its current turn ends"
-    if chat.status == Status.IDLE:
-        return "turn_prompt", Detail.TURN_PROMPT, "wakes it now"
-    if chat.status == Status.WAITING:
-        return "turn_prompt", Detail.TURN_PROMPT, "when its background work ends"
-    return "held", "", "held until you write to it"
-
-
-def median_delivery_seconds(user_id: int, detail: str) -> float | None:
-    if not detail:
-        return None
+def median_delivery_seconds(user_id: int, path: str) -> float | None:
+    """The median time from sent to delivered of the account's last 200 on that path."""
     recent = (
-        PeerMessage.objects.filter(user_id=user_id, state=State.DELIVERED, detail=detail)
+        PeerMessage.objects.filter(user_id=user_id, state=State.DELIVERED, path=path)
         .order_by("-delivered_at")
         .values_list("created_at", "delivered_at")[:200]
     )
@@ -66,13 +49,17 @@ def median_delivery_seconds(user_id: int, detail: str) -> float | None:
 
 
 def how_fast(chats: list[Chat]) -> dict[str, dict]:
+    """For each chat: the path a message sent to it now would take, in words, and
+    how long that path took lately."""
     medians: dict[str, float | None] = {}
     answers = {}
     for chat in chats:
-        path, detail, words = path_for(chat)
-        if detail not in medians:
-            medians[detail] = median_delivery_seconds(chat.user_id, detail)
-        answers[chat.pk] = {"path": path, "words": words, "median_seconds": medians[detail]}
+        route = route_for(chat)
+        path = str(route.path)
+        if path not in medians:
+            held = path == HELD
+            medians[path] = None if held else median_delivery_seconds(chat.user_id, path)
+        answers[chat.pk] = {"path": path, "words": route.words, "median_seconds": medians[path]}
     return answers
 
 
@@ -83,8 +70,8 @@ def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
     (the waiting process may have died) it reaches the chat like any other."""
     query = Q(state=State.PENDING) | Q(state=State.QUEUED)
     if not include_held:
-        query &= ~Q(detail=Detail.HELD)
-    awaited = Q(detail=Detail.WAITING_CALL, reply_to__waiting_until__gt=timezone.now())
+        query &= ~Q(reason=Reason.HELD)
+    awaited = Q(reason=Reason.AWAITED, reply_to__waiting_until__gt=timezone.now())
     return (
         PeerMessage.objects.filter(query, to_chat=chat)
         .exclude(awaited)

@@ -1,36 +1,8 @@
 from chats.serializers import iso
+from peers.delivery_table import words
 from peers.models import Activity, PeerMessage
 
-State = PeerMessage.State
-Detail = PeerMessage.Detail
-
-DETAIL_WORDS = {
-    Detail.WAKING: "waking it",
-    Detail.BEHIND_TURN: "behind its current turn",
-    Detail.WITH_BACKGROUND_WORK: "waits with its background work",
-    Detail.HELD: "held until you write",
-    Detail.BETWEEN_STEPS: "between steps",
-    Detail.AS_FINISHED: "as it finished",
-    Detail.WAITING_CALL: "as the answer a waiting call took",
-    Detail.TURN_PROMPT: "as a turn's prompt",
-    Detail.INBOX: "read from its inbox",
-    Detail.TO_YOU: "to you",
-    Detail.NEXT_STEP: "its next step takes it",
-    Detail.REMOVED: "removed from the queue",
-}
-
-
-def words(message: PeerMessage) -> str:
-    """The state in the words people see, the same in every interface."""
-    label = State(message.state).label
-    if message.state == State.PENDING and message.detail == Detail.WAITING_CALL:
-        return "Pending — its sender is waiting for it"
-    if message.state == State.NOT_DELIVERED:
-        return f"{label} — {message.detail}" if message.detail else label
-    if message.state == State.CANCELLED and message.detail != Detail.REMOVED:
-        return "Cancelled — before it arrived"
-    detail = DETAIL_WORDS.get(message.detail, "")
-    return f"{label} — {detail}" if detail else label
+__all__ = ["activity_json", "iso", "message_json", "words"]
 
 
 def message_json(message: PeerMessage) -> dict:
@@ -46,6 +18,8 @@ def message_json(message: PeerMessage) -> dict:
         "hop": message.hop,
         "state": message.state,
         "detail": message.detail,
+        "path": message.path or None,
+        "reason": message.reason or None,
         "answered": message.answered,
         "answer": message.answer_id,
         "words": words(message),

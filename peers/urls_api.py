@@ -6,6 +6,8 @@ from peers import api_views
 AGENT = "api/v1/agent"
 AGENT_CHAT = rf"{AGENT}/chats/(?P<chat_id>[^/]+)"
 MESSAGE = r"api/v1/messages/(?P<message_id>[^/]+)"
+# One chat's routes that carry peers rules (the switch, Stop) and its reach.
+CHAT = r"api/v1/chats/(?P<chat_id>[^/]+)"
 
 urlpatterns = [
     api_path(f"{AGENT}/chats", api_views.AgentChatsApi.as_view(), name="api-agent-chats"),
@@ -17,7 +19,12 @@ urlpatterns = [
     api_path(f"{AGENT}/messages", api_views.agent_messages, name="api-agent-messages"),
     api_path(f"{AGENT}/inbox", api_views.agent_inbox, name="api-agent-inbox"),
     api_path(f"{AGENT}/inbox/seen", api_views.AgentSeenApi.as_view(), name="api-agent-inbox-seen"),
-    # Its own segment after the id, so it cannot clash with chats' /api/v1/chats/{id}.
+    api_path(r"api/v1/chats/(?P<chat_id>[^/]+)", api_views.ChatApi.as_view(), name="api-chat"),
+    api_path(
+        r"api/v1/chats/(?P<chat_id>[^/]+)/stop",
+        api_views.ChatStopApi.as_view(),
+        name="api-chat-stop",
+    ),
     api_path(
         r"api/v1/chats/(?P<chat_id>[^/]+)/reach", api_views.ReachApi.as_view(), name="api-reach"
     ),

@@ -22,7 +22,13 @@ from chats import views as chat_views
 from chats.models import Chat, Entry
 from chats.refusals import Refusal
 from chats.views import chat_or_404
-from peers.actions import check_cancel_message, check_connect_chats, check_send_as_person
+from peers.actions import (
+    check_cancel_message,
+    check_connect_chats,
+    check_send_as_person,
+    check_stop_chat,
+    do_set_peers,
+)
 from peers.limits import current_limits
 from peers.models import PeerMessage
 from peers.selectors import (
@@ -158,12 +164,41 @@ def tab_context(
     }
 
 
-class PeersTabView(chat_views.SetPeersView):
-    """GET: the Peers tab. POST: the switch, the same as the chat's ⋯ menu."""
+class PeersTabView(LoginRequiredMixin, View):
+    """GET: the Peers tab. POST: the switch, from the tab or the chat's ⋯ menu;
+    `enabled` says the new state, absent it toggles."""
+
+    template_name = TAB_TEMPLATE
 
     def get(self, request: HttpRequest, chat_id: str) -> HttpResponse:
         chat = chat_or_404(request, chat_id)
-        return render(request, TAB_TEMPLATE, tab_context(request, chat))
+        return render(request, self.template_name, tab_context(request, chat))
+
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = chat_or_404(request, chat_id)
+        wanted = request.POST.get("enabled")
+        do_set_peers(chat, enabled=not chat.peers if wanted is None else wanted == "on")
+        return after_chat_change(request, chat)
+
+
+class PeersLiveView(PeersTabView):
+    """The tab's live part alone: what it refetches on every hint."""
+
+    template_name = f"{TAB_TEMPLATE}#live"
+    http_method_names = ["get"]
+
+
+class StopChatView(LoginRequiredMixin, View):
+    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
+        chat = check_stop_chat(chat_or_404(request, chat_id))
+        return after_chat_change(request, chat)
+
+
+def after_chat_change(request: HttpRequest, chat: Chat) -> HttpResponse:
+    """htmx: nothing to swap, the header refetches on the event; otherwise back to the page."""
+    if not request.htmx:
+        return redirect("chat-page", chat_id=chat.pk)
+    return trigger_client_event(HttpResponse(status=204), f"live-chat-{chat.pk}")
 
 
 def refused(refusal: Refusal) -> None:
@@ -172,17 +207,18 @@ def refused(refusal: Refusal) -> None:
         raise Http404("No such chat.") from None
 
 
-class TabFormView(LoginRequiredMixin, View):
-    """A form of the Peers tab: on htmx it answers the tab (the form picks its part)."""
+class TabFormView(ChatPageView):
+    """A form of the Peers tab: on htmx it answers the tab (the form picks its part);
+    otherwise the whole chat page, the tab holding the form as typed."""
+
+    http_method_names = ["post"]
 
     def answer(self, request: HttpRequest, chat: Chat, *, done: bool, **forms_) -> HttpResponse:
         if done and not request.htmx:
             return redirect(f"{reverse('chat-page', args=[chat.pk])}#peers-tab")
         if not request.htmx:
-            # The whole page, the tab holding the refused form as typed.
-            page = ChatPageView()
-            context = {**page.get_context(request, chat), **forms_}
-            return render(request, page.template_name, context)
+            context = {**self.get_context(request, chat), **forms_}
+            return render(request, self.template_name, context)
         response = render(request, TAB_TEMPLATE, tab_context(request, chat, **forms_))
         return trigger_client_event(response, "live-message") if done else response
 

@@ -1,9 +1,17 @@
-"""MessageChat with wait_seconds: the call waits for the answer on the channel
-layer, so no database connection or worker thread is held during the wait, and
-sender and answer may be handled by different processes."""
+"""The one way a call waits: for the answer to a message (MessageChat with
+waitSeconds) or for a chat's inbox (the long-poll).
+
+A wait listens on the channel layer for hints about that one message or chat,
+holding no database connection and no thread meanwhile, and re-reads the
+database after every hint and every RECHECK_SECONDS. So a lost hint, or a
+channel layer that is down, costs at most that much delay, never the answer;
+and the sender and the answer may be handled by different processes."""
 
 import asyncio
+import contextlib
+import logging
 import time
+from collections.abc import Callable
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
@@ -11,67 +19,135 @@ from django.db import connection
 
 from chats import events
 from chats.models import Chat
-from peers import actions, delivery
+from peers import actions
 from peers.models import PeerMessage
+from peers.selectors import inbox
 
-# States that end a wait at once: the answer cannot come in time.
+logger = logging.getLogger(__name__)
+RECHECK_SECONDS = 2.0
+# A wait ends at once when its message reaches one of these: no answer can come in time.
 HOPELESS = {PeerMessage.State.CANCELLED, PeerMessage.State.NOT_DELIVERED}
+GAVE_UP = object()
 
 
-async def send_and_wait(
-    sender: Chat, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
-) -> tuple[PeerMessage, PeerMessage | None]:
-    layer = get_channel_layer()
-    group = events.account_group(sender.user_id)
-    channel = await layer.new_channel()
-    # Listen before sending, so an answer that comes at once is not missed.
-    await layer.group_add(group, channel)
-    try:
-        message = await sync_to_async(send_then_release)(
-            sender, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds
-        )
-        if message.waiting_until is None:
-            return message, None
-        answer = await wait_for_answer(layer, channel, message)
-    finally:
-        await layer.group_discard(group, channel)
-    message = await PeerMessage.objects.select_related("answer").aget(pk=message.pk)
-    return message, answer
+class Hints:
+    """Hints on one channel-layer group; when the layer fails, plain timeouts."""
 
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.layer = get_channel_layer()
+        self.channel: str | None = None
 
-def send_then_release(sender: Chat, **fields) -> PeerMessage:
-    message = actions.check_send_message(sender, **fields)
-    if message.waiting_until is not None:
-        release_connection()
-    return message
+    async def __aenter__(self) -> "Hints":
+        if self.layer is not None:
+            try:
+                self.channel = await self.layer.new_channel()
+                await self.layer.group_add(self.group, self.channel)
+            except Exception as error:
+                logger.warning("Waiting without hints (the channel layer failed: %s).", error)
+                self.channel = None
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self.channel is not None:
+            with contextlib.suppress(Exception):
+                await self.layer.group_discard(self.group, self.channel)
+
+    async def next(self, timeout: float) -> None:
+        """Until a hint comes or `timeout` passes."""
+        if self.channel is None:
+            await asyncio.sleep(timeout)
+            return
+        try:
+            await asyncio.wait_for(self.layer.receive(self.channel), timeout)
+        except TimeoutError:
+            pass
+        except Exception as error:
+            logger.warning("Waiting without hints (the channel layer failed: %s).", error)
+            self.channel = None
+            await asyncio.sleep(timeout)
 
 
 def release_connection() -> None:
-    """Give this thread's database connection back (to the pool) before a long wait.
+    """Give this thread's database connection back (to the pool) before a wait.
 
     Not inside an atomic block: that is a test's transaction, which must stay open."""
     if not connection.in_atomic_block:
         connection.close()
 
 
-async def wait_for_answer(layer, channel: str, message: PeerMessage) -> PeerMessage | None:
-    deadline = time.monotonic() + (message.waiting_until - message.created_at).total_seconds()
-    while (remaining := deadline - time.monotonic()) > 0:
+def released[T](check: Callable[[], T]) -> Callable[[], T]:
+    """`check`, then this thread's connection given back before the next wait."""
+
+    def run() -> T:
         try:
-            event = await asyncio.wait_for(layer.receive(channel), remaining)
-        except TimeoutError:
-            break
-        if event.get("kind") != "message":
-            continue
-        if event.get("reply_to") == message.pk:
-            answer = await sync_to_async(delivery.take_awaited_answer)(message)
-            if answer is not None:
-                return answer
-        elif event.get("message") == message.pk and gives_up(event):
-            break
-    return await sync_to_async(delivery.end_wait)(message)
+            return check()
+        finally:
+            release_connection()
+
+    return run
 
 
-def gives_up(event: dict) -> bool:
-    held = event.get("detail") == PeerMessage.Detail.HELD
-    return event.get("state") in HOPELESS or held
+async def until[T](check: Callable[[], T | None], *, group: str, seconds: float) -> T | None:
+    """`check` (sync; None means "not yet") now, after each hint on `group` and every
+    RECHECK_SECONDS, until it returns something or `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    async with Hints(group) as hints:
+        while True:
+            result = await sync_to_async(released(check))()
+            remaining = deadline - time.monotonic()
+            if result is not None or remaining <= 0:
+                return result
+            await hints.next(min(remaining, RECHECK_SECONDS))
+
+
+# What waits ------------------------------------------------------------------
+
+
+async def send_and_wait(
+    sender: Chat, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
+) -> tuple[PeerMessage, PeerMessage | None]:
+    """MessageChat: send, then wait for the answer if the send asked to; raises Refusal."""
+    send = released(
+        lambda: actions.check_send_message(
+            sender, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds
+        )
+    )
+    message = await sync_to_async(send)()
+    return await wait_for_answer(message)
+
+
+async def wait_for_answer(message: PeerMessage) -> tuple[PeerMessage, PeerMessage | None]:
+    """The message (as it is now) and its answer, if one came within its wait."""
+    if message.waiting_until is None:
+        return message, None
+    seconds = (message.waiting_until - message.created_at).total_seconds()
+    found = await until(
+        lambda: answer_or_give_up(message), group=events.message_group(message.pk), seconds=seconds
+    )
+    answer = found if isinstance(found, PeerMessage) else None
+    return await sync_to_async(released(lambda: end_wait(message, answer)))()
+
+
+def answer_or_give_up(message: PeerMessage):
+    answer = actions.take_awaited_answer(message)
+    if answer is not None:
+        return answer
+    message.refresh_from_db(fields=["state", "reason"])
+    held = message.reason == PeerMessage.Reason.HELD
+    return GAVE_UP if message.state in HOPELESS or held else None
+
+
+def end_wait(message: PeerMessage, answer: PeerMessage | None):
+    if answer is None:
+        answer = actions.end_wait(message)
+    message.refresh_from_db()
+    return message, answer
+
+
+async def wait_for_inbox(chat: Chat, *, wait: float) -> list[PeerMessage]:
+    """The chat's inbox, as soon as it has something or `wait` seconds have passed."""
+    found = await until(
+        lambda: inbox(chat) or None, group=events.inbox_group(chat.pk), seconds=wait
+    )
+    return found or []

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from agents.dbthread import in_db_thread
 from chats.actions import turn_is_running
+from chats.agent_kinds import Takes
 from chats.models import Chat, Turn
 from peers.models import PeerMessage
 
@@ -53,8 +54,8 @@ class TurnContext:
 
 
 class Adapter:
-    # Agents that keep going with messages that arrive as they finish (a Stop hook).
-    takes_messages_as_finished = False
+    # What a running turn of this kind takes: between its steps, as it finishes.
+    takes = Takes()
 
     async def run(self, ctx: TurnContext) -> TurnResult:
         raise NotImplementedError
@@ -67,7 +68,12 @@ class Adapter:
 
 
 class NotSetUpAdapter(Adapter):
-    """An agent kind whose command-line runner this machine does not have yet."""
+    """An agent kind whose command-line runner this machine does not have yet.
+
+    Its sessions attach through hooks, which take messages between steps and as
+    they finish."""
+
+    takes = Takes(between_steps=True, as_finished=True)
 
     def __init__(self, kind: str) -> None:
         self.kind = kind

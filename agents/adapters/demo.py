@@ -10,6 +10,7 @@ from django.conf import settings
 
 from agents import peer_calls
 from agents.adapters.base import Adapter, AgentFailed, TurnContext, TurnResult
+from chats.agent_kinds import Takes
 from chats.refusals import Refusal
 from peers.models import PeerMessage
 
@@ -32,7 +33,8 @@ def steps(count: int) -> str:
 
 
 class DemoAgent(Adapter):
-    takes_messages_as_finished = True
+    # Its steps behave like Claude Code's PostToolUse and Stop hooks.
+    takes = Takes(between_steps=True, as_finished=True)
 
     async def run(self, ctx: TurnContext) -> TurnResult:
         await self.acknowledge(ctx, ctx.messages)

@@ -21,7 +21,7 @@ from peers.forms import LimitsForm
 from peers.limits import NAMES, current_limits, defaults
 from peers.models import Activity
 
-PAGE = "/internal/admin/peers"
+PAGE = "peers-admin"  # redirect() reverses it
 TEMPLATE = "peers/admin/page.html"
 DEFAULT_WINDOW = "day"
 HISTORY_SHOWN = 15

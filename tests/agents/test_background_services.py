@@ -1,29 +1,34 @@
-"""The web process starts its background services once: the in-process runner
-(after failing turns a restart interrupted) and whatever other apps registered."""
+"""A server process starts its background services once: the in-process runner
+(after failing turns a restart interrupted) and whatever else crosstalk.services lists."""
 
 import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
 
-from agents import services
 from chats.models import Entry, Turn
+from crosstalk.services import ServerProcess, process_services
 from tests.agents.conftest import claim, fresh, prompt, texts, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+async def app(scope, receive, send):
+    pass
+
+
 @pytest.fixture
-async def in_process(settings):
+async def server(settings):
     settings.TURNS_IN_PROCESS = True
     settings.DEMO_STEP_SECONDS = 0
-    yield
-    await services.stop_background_services()
+    process = ServerProcess(app)
+    yield process
+    await process.stop()
 
 
-async def test_it_starts_the_runner_once_and_it_runs_turns(chat, in_process):
-    assert services.start_background_services() is True
-    assert services.start_background_services() is False
+async def test_it_starts_the_runner_once_and_it_runs_turns(chat, server):
+    assert server.start() is True
+    assert server.start() is False
 
     await prompt(chat, "hello")
 
@@ -31,11 +36,11 @@ async def test_it_starts_the_runner_once_and_it_runs_turns(chat, in_process):
     assert await texts(chat) == ["hello"]
 
 
-async def test_it_fails_turns_a_restart_interrupted(chat, in_process):
+async def test_it_fails_turns_a_restart_interrupted(chat, server):
     await prompt(chat, "work 3")
     turn = await claim("the previous process")
 
-    services.start_background_services()
+    server.start()
 
     await wait_until(
         lambda: Turn.objects.filter(pk=turn.pk, state="failed").exists(), "the recovery"
@@ -46,16 +51,16 @@ async def test_it_fails_turns_a_restart_interrupted(chat, in_process):
     ]
 
 
-async def test_it_runs_no_turns_when_turns_run_elsewhere(chat, in_process, settings):
+async def test_it_runs_no_turns_when_turns_run_elsewhere(chat, server, settings):
     settings.TURNS_IN_PROCESS = False
-    services.start_background_services()
+    server.start()
     await prompt(chat, "hello")
     await asyncio.sleep(0)
-    assert services._tasks == set()
+    assert server.tasks == set()
     assert await sync_to_async(chat.turns.filter(state="requested").count)() == 1
 
 
-async def test_it_starts_the_services_other_apps_register(in_process, settings):
+async def test_it_starts_every_listed_service(server, settings):
     settings.TURNS_IN_PROCESS = False
     started = asyncio.Event()
 
@@ -63,19 +68,21 @@ async def test_it_starts_the_services_other_apps_register(in_process, settings):
         started.set()
         await asyncio.Event().wait()
 
-    services.EXTRA_SERVICES.append(mcp_session_manager)
+    process = ServerProcess(
+        app, services=lambda runner: {**process_services(runner=runner), "mcp": mcp_session_manager}
+    )
     try:
-        services.start_background_services()
+        process.start()
         await asyncio.wait_for(started.wait(), 5)
     finally:
-        services.EXTRA_SERVICES.remove(mcp_session_manager)
+        await process.stop()
 
 
-async def test_it_speaks_lifespan_and_passes_other_scopes_on(in_process, settings):
+async def test_it_speaks_lifespan_and_passes_other_scopes_on(server, settings):
     settings.TURNS_IN_PROCESS = False
     seen = []
 
-    async def app(scope, receive, send):
+    async def inner(scope, receive, send):
         seen.append(scope["type"])
 
     inbox = asyncio.Queue()
@@ -86,7 +93,7 @@ async def test_it_speaks_lifespan_and_passes_other_scopes_on(in_process, setting
     async def send(message):
         outbox.append(message["type"])
 
-    wrapped = services.BackgroundServices(app)
+    wrapped = ServerProcess(inner)
     await wrapped({"type": "lifespan"}, inbox.get, send)
     await wrapped({"type": "http"}, inbox.get, send)
 

@@ -6,8 +6,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents.runner import TurnRunner
-from chats.actions import do_stop_chat
 from chats.models import Entry, Turn
+from peers import actions as peer_actions
 from tests.agents.conftest import claim, fresh, fresh_turn, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
 
@@ -87,7 +87,7 @@ async def test_it_ends_a_stopped_turn_quietly_between_steps(chat, settings):
         lambda: Turn.objects.filter(pk=turn.pk).exclude(input="").exists(), "the turn to start"
     )
 
-    await sync_to_async(do_stop_chat)(chat)
+    await sync_to_async(peer_actions.check_stop_chat)(chat)
     await asyncio.wait_for(running, 5)
 
     chat = await fresh(chat)

@@ -7,9 +7,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents.runner import TurnRunner
-from chats.actions import do_stop_chat
 from chats.models import Entry, Turn
 from peers import actions
+from peers import actions as peer_actions
 from peers.models import PeerMessage
 from tests.agents.conftest import claim, fresh, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
@@ -64,7 +64,7 @@ async def test_it_says_the_refusal_when_asking_is_refused(chat, owner, fast_step
 
 async def test_it_says_the_state_when_no_answer_comes(chat, other_chat, fast_steps):
     await ran_once(chat, other_chat)
-    await sync_to_async(do_stop_chat)(other_chat)
+    await sync_to_async(peer_actions.check_stop_chat)(other_chat)
     await prompt(chat, "ask payments-api: which port?")
 
     await run_all()

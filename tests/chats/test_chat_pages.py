@@ -2,8 +2,9 @@
 
 import pytest
 
-from chats.actions import claim_next_turn, do_add_entry, do_prompt, do_stop_chat
+from chats.actions import claim_next_turn, do_add_entry, do_prompt
 from chats.models import Chat, Entry, Turn
+from peers import actions as peer_actions
 from tests.conftest import make_chat
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -112,7 +113,7 @@ def test_it_renders_the_header_and_live_hooks(chat, owner_client):
 
 
 def test_it_hides_stop_for_a_stopped_chat(chat, owner_client):
-    do_stop_chat(chat)
+    peer_actions.check_stop_chat(chat)
     html = owner_client.get(f"/chats/{chat.pk}/header/").content.decode()
     assert 'class="badge status-stopped"' in html
     assert f'action="/chats/{chat.pk}/stop/"' not in html

@@ -11,8 +11,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 from django.test import Client
 
-from chats.actions import do_prompt, do_set_peers
+from chats.actions import do_prompt
 from chats.routing import websocket_urlpatterns
+from peers import actions as peer_actions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,7 +42,7 @@ async def open_socket(user, path: str) -> tuple[WebsocketCommunicator, bool]:
 
 def switch_then_roll_back(chat) -> None:
     with contextlib.suppress(RolledBack), transaction.atomic():
-        do_set_peers(chat, enabled=False)
+        peer_actions.do_set_peers(chat, enabled=False)
         raise RolledBack
 
 
@@ -59,7 +60,7 @@ async def test_it_pushes_a_hint_to_the_owners_chat_list(owner, chat, other_chat)
     communicator, connected = await open_socket(owner, "/ws/chats/")
     try:
         assert connected
-        await database_sync_to_async(do_set_peers)(other_chat, enabled=False)
+        await database_sync_to_async(peer_actions.do_set_peers)(other_chat, enabled=False)
         assert await communicator.receive_json_from() == {"kind": "chat", "chat": other_chat.pk}
     finally:
         await communicator.disconnect()
@@ -72,7 +73,7 @@ async def test_it_pushes_nothing_when_the_transaction_rolls_back(owner, chat, ot
         await database_sync_to_async(switch_then_roll_back)(chat)
         assert await communicator.receive_nothing()
         # The socket still works: the next committed change is the first hint to arrive.
-        await database_sync_to_async(do_set_peers)(other_chat, enabled=False)
+        await database_sync_to_async(peer_actions.do_set_peers)(other_chat, enabled=False)
         assert await communicator.receive_json_from() == {"kind": "chat", "chat": other_chat.pk}
     finally:
         await communicator.disconnect()
@@ -115,10 +116,10 @@ async def test_it_sends_an_outsider_nothing_of_the_owners_changes(
     try:
         assert connected
         await database_sync_to_async(do_prompt)(chat, text="private")
-        await database_sync_to_async(do_set_peers)(chat, enabled=False)
+        await database_sync_to_async(peer_actions.do_set_peers)(chat, enabled=False)
         assert await communicator.receive_nothing()
         # Their own changes do arrive, so the silence above is not a dead socket.
-        await database_sync_to_async(do_set_peers)(outsider_chat, enabled=False)
+        await database_sync_to_async(peer_actions.do_set_peers)(outsider_chat, enabled=False)
         assert await communicator.receive_json_from() == {
             "kind": "chat",
             "chat": outsider_chat.pk,

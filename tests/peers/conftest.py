@@ -36,8 +36,9 @@ def recipient(other_chat):
 
 
 @pytest.fixture
-def codex_chat(owner):
-    chat = make_chat(owner, "billing-worker", agent="codex", peers=True)
+def command_chat(owner):
+    """A chat whose agent takes messages only between turns (no hooks)."""
+    chat = make_chat(owner, "billing-worker", agent="command", command="cat", peers=True)
     reachable(chat)
     return chat
 

@@ -4,7 +4,10 @@ import pytest
 
 from chats import actions as chat_actions
 from chats.refusals import Refusal
-from peers import actions, delivery
+from peers import actions
+from peers import actions as delivery
+from peers import actions as peer_actions
+from peers.delivery_table import words
 from peers.models import PeerMessage
 from tests.peers.conftest import running
 
@@ -60,7 +63,7 @@ def test_an_answer_to_the_person_goes_to_the_person(owner, recipient):
     question = actions.check_send_as_person(owner, from_chat=None, to=recipient.pk, text="status?")
     (answer,) = finish(woken_turn(recipient), "All green.")
     assert answer.to_chat_id is None and answer.reply_to_id == question.pk
-    assert (answer.state, answer.detail) == ("delivered", "to_you")
+    assert (answer.state, answer.path, words(answer)) == ("delivered", "", "Delivered — to you")
 
 
 def test_an_answer_to_you_as_a_chat_goes_to_that_chat(owner, sender, recipient):
@@ -106,7 +109,7 @@ def test_the_chain_limit_counts_everything_descending_from_one_line(sender, reci
         actions.check_send_message(sender, to=recipient.pk, text="three")
     assert refused.value.code == "limit_chain"
 
-    chat_actions.do_stop_chat(sender)
+    peer_actions.check_stop_chat(sender)
     # A send outside any turn starts a new chain.
     assert actions.check_send_message(sender, to=recipient.pk, text="fresh").hop == 1
 

@@ -10,9 +10,9 @@ from channels.layers import get_channel_layer
 from django.test import AsyncClient
 
 from chats import events
-from chats.actions import do_stop_chat
 from chats.models import Entry
 from peers import actions
+from peers import actions as peer_actions
 from peers.models import Activity, PeerMessage
 from tests.chats.test_chats_api import CHAT_FIELDS
 from tests.conftest import ApiClient, make_chat
@@ -30,6 +30,8 @@ MESSAGE_FIELDS = {
     "hop",
     "state",
     "detail",
+    "path",
+    "reason",
     "answered",
     "answer",
     "words",
@@ -178,7 +180,7 @@ def test_it_sends_and_answers_the_message(api, sender, recipient):
 
 
 def test_it_tells_the_agent_not_to_wait_for_a_stopped_chat(api, recipient):
-    do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     started = time.monotonic()
     body = send(api, recipient.pk, "there?", wait_seconds=30).json()
     assert time.monotonic() - started < 5
@@ -313,7 +315,7 @@ def test_marking_seen_takes_only_this_chats_messages(api, sender, recipient, own
 
 
 def test_the_inbox_never_offers_held_messages(api, other_api, recipient):
-    do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     send(api, recipient.pk, wait_seconds=0)
     assert other_api.call("GET", "/api/v1/agent/inbox").json() == {"items": [], "count": 0}
 

@@ -3,9 +3,10 @@ activity; an outsider gets exactly what a missing id gets."""
 
 import pytest
 
-from chats.actions import do_stop_chat
 from chats.models import Chat
-from peers import actions, delivery
+from peers import actions
+from peers import actions as delivery
+from peers import actions as peer_actions
 from peers.models import Activity, PeerMessage
 from tests.conftest import make_chat
 from tests.peers.conftest import reachable, running
@@ -24,7 +25,7 @@ def message(sender, recipient) -> PeerMessage:
 
 def test_it_lists_the_chats_a_chat_could_message_now(owner_api, sender, recipient, owner):
     make_chat(owner, "never-ran", peers=True)
-    do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
 
     body = owner_api.call("GET", f"/api/v1/chats/{sender.pk}/reach").json()
 

@@ -8,12 +8,22 @@ from django.utils import timezone
 
 from chats import actions as chat_actions
 from chats.models import Turn
-from peers import actions, delivery
+from peers import actions
+from peers import actions as delivery
+from peers import actions as peer_actions
 from peers.models import Activity, PeerMessage
 from tests.peers.conftest import running
 
 State = PeerMessage.State
-Detail = PeerMessage.Detail
+
+
+class Detail:
+    """CONTRACT.md's `detail` values (derived from reason and path)."""
+
+    NEXT_STEP, WAKING, BEHIND_TURN = "next_step", "waking", "behind_turn"
+    WITH_BACKGROUND_WORK, HELD, REMOVED = "with_background_work", "held_until_you_write", "removed"
+    BETWEEN_STEPS, AS_FINISHED, TURN_PROMPT = "between_steps", "as_finished", "turn_prompt"
+    WAITING_CALL, INBOX = "waiting_call", "inbox"
 
 
 def send(sender, recipient, text="which port?", **kwargs):
@@ -51,15 +61,15 @@ def test_it_delivers_pending_message_as_the_turn_finishes(sender, recipient):
     assert (message.state, message.detail) == (State.DELIVERED, Detail.AS_FINISHED)
 
 
-def test_it_queues_behind_the_turn_of_another_agent(sender, codex_chat):
-    running(codex_chat)
-    message = send(sender, codex_chat)
+def test_it_queues_behind_the_turn_of_another_agent(sender, command_chat):
+    running(command_chat)
+    message = send(sender, command_chat)
     assert (message.state, message.detail) == (State.QUEUED, Detail.BEHIND_TURN)
-    next_turn = codex_chat.turns.get(state=Turn.State.REQUESTED)
+    next_turn = command_chat.turns.get(state=Turn.State.REQUESTED)
     assert next_turn.trigger == Turn.Trigger.SEND_ON
-    assert delivery.deliver_between_steps(codex_chat) == []
+    assert delivery.deliver_between_steps(command_chat) == []
 
-    chat_actions.do_finish_turn(codex_chat.turns.get(state=Turn.State.RUNNING), final_text="ok")
+    chat_actions.do_finish_turn(command_chat.turns.get(state=Turn.State.RUNNING), final_text="ok")
     started = chat_actions.claim_next_turn("tests")
     assert started.pk == next_turn.pk
     delivery.take_for_turn(started)
@@ -104,7 +114,7 @@ def test_it_waits_with_background_work_and_goes_on_when_it_ends(sender, recipien
 @pytest.mark.parametrize("how", ["stopped", "failed"])
 def test_it_holds_message_until_the_person_writes(sender, recipient, how):
     if how == "stopped":
-        chat_actions.do_stop_chat(recipient)
+        peer_actions.check_stop_chat(recipient)
     else:
         chat_actions.do_fail_turn(running(recipient), error="boom")
     message = send(sender, recipient, wait_seconds=30)
@@ -120,7 +130,7 @@ def test_it_holds_message_until_the_person_writes(sender, recipient, how):
 
 
 def test_it_keeps_held_messages_when_the_person_says_not_to_send_them(sender, recipient):
-    chat_actions.do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     message = send(sender, recipient)
     chat_actions.check_prompt(recipient, text="just this", send_queued=False)
     assert delivery.take_for_turn(chat_actions.claim_next_turn("tests")) == []
@@ -135,26 +145,26 @@ def test_it_keeps_held_messages_when_the_person_says_not_to_send_them(sender, re
 def test_stopping_a_running_chat_holds_what_was_pending(sender, recipient):
     running(recipient)
     message = send(sender, recipient)
-    chat_actions.do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     message.refresh_from_db()
     assert (message.state, message.detail) == (State.QUEUED, Detail.HELD)
     assert delivery.deliver_as_finished(recipient) == []
 
 
-def test_it_delivers_to_a_poll_based_agent_when_marked_seen(sender, codex_chat):
-    running(codex_chat)
-    message = send(sender, codex_chat)
-    assert [m.pk for m in delivery.check_mark_seen(codex_chat, ids=[])] == []
+def test_it_delivers_to_a_poll_based_agent_when_marked_seen(sender, command_chat):
+    running(command_chat)
+    message = send(sender, command_chat)
+    assert [m.pk for m in delivery.check_mark_seen(command_chat, ids=[])] == []
     message.refresh_from_db()
     assert message.state == State.QUEUED  # reading or an empty call never delivers
 
-    delivery.check_mark_seen(codex_chat, ids=[message.pk])
+    delivery.check_mark_seen(command_chat, ids=[message.pk])
     message.refresh_from_db()
     assert (message.state, message.detail) == (State.DELIVERED, Detail.INBOX)
 
 
-def test_it_marks_messages_not_delivered_when_the_runner_cannot_start(sender, codex_chat):
-    message = send(sender, codex_chat)
+def test_it_marks_messages_not_delivered_when_the_runner_cannot_start(sender, command_chat):
+    message = send(sender, command_chat)
     turn = chat_actions.claim_next_turn("tests")
     delivery.take_for_turn(turn)
     delivery.fail_delivery(turn, "the codex runner is not set up on this machine")

@@ -5,8 +5,8 @@ from datetime import timedelta
 import time_machine
 from django.utils import timezone
 
-from chats.actions import do_set_peers
 from peers import actions
+from peers import actions as peer_actions
 from peers.models import Activity
 from tests.conftest import make_chat
 
@@ -23,8 +23,8 @@ def test_it_lists_the_accounts_rows_newest_first(sender, recipient, outsider_cha
     with time_machine.travel(start, tick=False):
         message = actions.check_send_message(sender, to=recipient.pk, text="hi")
     with time_machine.travel(start + timedelta(minutes=1), tick=False):
-        do_set_peers(recipient, enabled=False)
-    do_set_peers(outsider_chat, enabled=False)
+        peer_actions.do_set_peers(recipient, enabled=False)
+    peer_actions.do_set_peers(outsider_chat, enabled=False)
 
     html = owner_client.get("/activity/").content.decode()
 
@@ -39,7 +39,7 @@ def test_it_lists_the_accounts_rows_newest_first(sender, recipient, outsider_cha
 def test_it_filters_by_chat(owner, sender, recipient, owner_client):
     third = make_chat(owner, "search", peers=True)
     actions.check_send_message(sender, to=recipient.pk, text="hi")
-    do_set_peers(third, enabled=False)
+    peer_actions.do_set_peers(third, enabled=False)
 
     html = owner_client.get(f"/activity/?chat={recipient.pk}").content.decode()
 

@@ -3,8 +3,9 @@
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from chats.actions import do_stop_chat
-from peers import actions, delivery
+from peers import actions
+from peers import actions as delivery
+from peers import actions as peer_actions
 from peers.models import PeerMessage
 from tests.peers.conftest import reachable, running
 
@@ -109,7 +110,7 @@ def test_it_loads_all_cards_messages_in_one_query(owner, sender, recipient, owne
 
 
 def test_it_cancels_a_queued_message_from_its_card(sender, recipient, owner_client):
-    do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     reachable(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="later")
     assert "Queued — held until you write" in conversation(owner_client, recipient)
@@ -135,7 +136,7 @@ def test_it_shows_the_refusal_when_cancelling_a_delivered_message(sender, recipi
 
 
 def test_it_cancels_without_htmx_and_returns_to_the_chat(sender, recipient, owner_client):
-    do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="later")
 
     response = owner_client.post(f"/chats/{sender.pk}/messages/{message.pk}/cancel/")

@@ -1,8 +1,10 @@
 """The Peers tab: the switch, messages grouped by chat, connect, send, cancel."""
 
-from chats.actions import claim_next_turn, do_stop_chat
+from chats.actions import claim_next_turn
 from chats.models import Chat
-from peers import actions, delivery
+from peers import actions
+from peers import actions as delivery
+from peers import actions as peer_actions
 from peers.models import Activity, PeerMessage
 from tests.conftest import make_chat
 from tests.peers.conftest import reachable
@@ -27,7 +29,14 @@ def test_it_refetches_the_tab_on_live_hints(chat, owner_client):
     html = tab(owner_client, chat)
     assert html.lstrip().startswith('<section id="peers-tab"')
     assert "live-message from:body" in html and "live-chat from:body" in html
-    assert "live-resync from:body" in html and 'hx-select="#peers-live"' in html
+    assert "live-resync from:body" in html
+    assert f'hx-get="/chats/{chat.pk}/peers/live/"' in html
+
+
+def test_it_serves_the_live_part_alone(chat, owner_client):
+    html = owner_client.get(f"/chats/{chat.pk}/peers/live/").content.decode()
+    assert html.lstrip().startswith('<div id="peers-live"')
+    assert "peers-connect" not in html
 
 
 def test_it_groups_messages_by_the_other_chat_newest_first(owner, sender, recipient, owner_client):
@@ -56,7 +65,7 @@ def test_it_focuses_the_group_named_by_peer(sender, recipient, owner, owner_clie
 
     assert f'class="peer-group focused" id="peer-{third.pk}" open' in html
     assert f'class="peer-group" id="peer-{recipient.pk}">' in html
-    assert f'hx-get="/chats/{sender.pk}/peers/?peer={third.pk}"' in html
+    assert f'hx-get="/chats/{sender.pk}/peers/live/?peer={third.pk}"' in html
     assert f'<option value="{third.pk}" selected>' in html
 
 
@@ -192,7 +201,7 @@ def test_it_redirects_after_a_send_without_htmx(sender, recipient, owner_client)
 
 
 def test_it_cancels_from_the_tab(sender, recipient, owner_client):
-    do_stop_chat(recipient)
+    peer_actions.check_stop_chat(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="held")
     assert f"/messages/{message.pk}/cancel/" in tab(owner_client, sender)
 

@@ -10,6 +10,7 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 
 from peers import actions
+from peers import actions as peer_actions
 from peers.models import PeerMessage
 from peers.waiting import send_and_wait
 from tests.peers import race
@@ -63,9 +64,8 @@ async def test_it_returns_the_state_when_time_is_up(sender, recipient):
 
 
 async def test_it_does_not_wait_for_a_stopped_chat(sender, recipient):
-    from chats.actions import do_stop_chat
 
-    await sync_to_async(do_stop_chat)(recipient)
+    await sync_to_async(peer_actions.check_stop_chat)(recipient)
     message, answer = await asyncio.wait_for(
         send_and_wait(sender, to=recipient.pk, text="there?", wait_seconds=30), 5
     )
@@ -89,3 +89,60 @@ def test_it_takes_an_answer_sent_by_another_process(sender, recipient):
 
     assert answer_id == answer.pk and detail == "waiting_call"
     assert PeerMessage.objects.get(pk=message_id).answer_id == answer.pk
+
+
+@pytest.fixture
+def quick_recheck(monkeypatch):
+    monkeypatch.setattr("peers.waiting.RECHECK_SECONDS", 0.1)
+
+
+async def test_it_takes_the_answer_when_its_hint_is_lost(
+    sender, recipient, quick_recheck, monkeypatch
+):
+    monkeypatch.setattr("chats.events.group_send", lambda group, event: None)
+    waiting = asyncio.create_task(
+        send_and_wait(sender, to=recipient.pk, text="which port?", wait_seconds=10)
+    )
+    answer = await answer_when_asked(recipient, text="8080")
+    message, taken = await asyncio.wait_for(waiting, 5)
+    assert taken is not None and taken.pk == answer.pk and taken.path == "waiting_call"
+
+
+class BrokenLayer:
+    """A channel layer whose server went away."""
+
+    async def new_channel(self):
+        raise ConnectionError("redis is down")
+
+    async def group_add(self, group, channel):
+        raise ConnectionError("redis is down")
+
+
+async def test_it_still_waits_when_the_channel_layer_is_down(
+    sender, recipient, quick_recheck, monkeypatch
+):
+    monkeypatch.setattr("peers.waiting.get_channel_layer", BrokenLayer)
+    waiting = asyncio.create_task(
+        send_and_wait(sender, to=recipient.pk, text="which port?", wait_seconds=10)
+    )
+    answer = await answer_when_asked(recipient, text="8080")
+    _, taken = await asyncio.wait_for(waiting, 5)
+    assert taken is not None and taken.pk == answer.pk
+
+
+async def test_the_inbox_answers_as_soon_as_a_message_arrives(sender, recipient):
+    from peers.waiting import wait_for_inbox
+
+    polling = asyncio.create_task(wait_for_inbox(recipient, wait=10))
+    await asyncio.sleep(0.05)
+    sent = await sync_to_async(actions.check_send_message)(sender, to=recipient.pk, text="hi")
+    started = time.monotonic()
+    messages = await asyncio.wait_for(polling, 5)
+    assert [m.pk for m in messages] == [sent.pk]
+    assert time.monotonic() - started < 1.5  # the hint, not the two-second recheck
+
+
+async def test_the_inbox_returns_nothing_when_time_is_up(recipient):
+    from peers.waiting import wait_for_inbox
+
+    assert await wait_for_inbox(recipient, wait=0.2) == []

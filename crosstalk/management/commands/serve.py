@@ -31,15 +31,14 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host: str, port: int | None, no_runner: bool, **options) -> None:
-        if no_runner:
-            settings.TURNS_IN_PROCESS = False
         port = port or port_from_env()
-        server = self.build_server(host, port)
+        runner = False if no_runner else settings.TURNS_IN_PROCESS
+        server = self.build_server(host, port, runner=runner)
         server.run()
         if server.abort_start:
             raise CommandError(f"Could not listen on {host}:{port} (is it in use?).")
 
-    def build_server(self, host: str, port: int):
+    def build_server(self, host: str, port: int, *, runner: bool):
         # daphne.server installs Twisted's asyncio reactor when imported; the
         # daphne app (first in INSTALLED_APPS) imported it at setup already,
         # before anything else could import a reactor.
@@ -53,14 +52,12 @@ class Command(BaseCommand):
             # Static files are served here too, so one command runs everything.
             application=ASGIStaticFilesHandler(application),
             endpoints=build_endpoint_description_strings(host=host, port=port),
-            ready_callable=lambda: self.ready(host, port),
+            ready_callable=lambda: self.ready(application, host, port, runner=runner),
             verbosity=0,
         )
 
-    def ready(self, host: str, port: int) -> None:
-        from agents.services import start_background_services
-
-        start_background_services()
+    def ready(self, application, host: str, port: int, *, runner: bool) -> None:
+        application.start(runner=runner)
         shown = f"[{host}]" if ":" in host else host
         self.stdout.write(f"Crosstalk is running at http://{shown}:{port}/ — log in as demo / demo")
         self.stdout.flush()

@@ -1,8 +1,0 @@
-"""What chats tells the apps above it; peers listens (arrows point down only)."""
-
-from django.dispatch import Signal
-
-# chat: the chat the person stopped; sent inside the stopping transaction.
-chat_stopped = Signal()
-# chat, enabled, by_chat: its agent-to-agent switch changed; inside the transaction.
-peers_switched = Signal()

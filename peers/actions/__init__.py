@@ -1,0 +1,63 @@
+"""Every state change of peer messaging, by domain. Callers import from here.
+
+- send: the checks in SPEC.md's order, then the one write of a message
+- deliver: where a sent message goes next (steps, finish, turn, inbox, waiting call)
+- answers: the final-text rule
+- cancel, connect, list_read: the person's cancel and connect, the agent's calls
+- chat_state: the switch, a stop, a failed turn (each with its peers rule)
+- limits: the counters a send is held to, and changing the limits
+- record: the activity log and the live push of a message
+"""
+
+from peers.actions.answers import answer_from_final_text
+from peers.actions.cancel import check_cancel_message, no_message
+from peers.actions.chat_state import check_stop_chat, check_update_chat, do_fail_turn, do_set_peers
+from peers.actions.connect import check_connect_chats
+from peers.actions.deliver import (
+    check_mark_seen,
+    deliver_as_finished,
+    deliver_between_steps,
+    end_wait,
+    fail_delivery,
+    hold_for_person,
+    send_on_queue,
+    take_awaited_answer,
+    take_for_turn,
+)
+from peers.actions.limits import do_set_limits
+from peers.actions.list_read import check_list_chats, check_peers_on, check_read_chat
+from peers.actions.locking import lock_account
+from peers.actions.record import publish_message, record, record_refusal
+from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
+
+__all__ = [
+    "Outgoing",
+    "answer_from_final_text",
+    "check_cancel_message",
+    "check_connect_chats",
+    "check_list_chats",
+    "check_mark_seen",
+    "check_peers_on",
+    "check_read_chat",
+    "check_send_as_person",
+    "check_send_message",
+    "check_stop_chat",
+    "check_update_chat",
+    "deliver_as_finished",
+    "deliver_between_steps",
+    "do_fail_turn",
+    "do_set_limits",
+    "do_set_peers",
+    "end_wait",
+    "fail_delivery",
+    "hold_for_person",
+    "lock_account",
+    "no_message",
+    "publish_message",
+    "record",
+    "record_refusal",
+    "send",
+    "send_on_queue",
+    "take_awaited_answer",
+    "take_for_turn",
+]

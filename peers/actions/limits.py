@@ -1,0 +1,136 @@
+"""Holding a send to the limits (counted in one query under the account lock),
+and changing the limits."""
+
+from datetime import UTC, datetime, timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.utils import timezone
+
+from chats.models import Chat
+from chats.refusals import Refusal
+from peers.actions.record import record
+from peers.limits import pair_key
+from peers.models import Activity, Limits, PeerMessage
+
+BEFORE_ANYTHING = datetime(2000, 1, 1, tzinfo=UTC)
+AGENT = PeerMessage.SentBy.AGENT.value
+
+# One indexed scalar subquery per counter, in a single statement: the ORM's
+# filtered aggregate read the account's whole history and cost more to build
+# than to run (docs/benchmarks.md). Each WHERE matches one of PeerMessage's indexes.
+COUNTERS = {
+    "chat_hour": "from_chat_id = %s AND created_at >= %s",
+    "pair_window": "pair = %s AND created_at >= %s",
+    "pair_without_you": "pair = %s AND created_at > %s AND sent_by = %s",
+    "wakes": "user_id = %s AND created_at >= %s AND woke = %s",
+    "chain": "chain = %s AND sent_by = %s",
+}
+
+
+def count_recent(out, recipient: Chat, *, chain: str, now, limits: Limits) -> dict[str, int]:
+    """Every counter this send is held to, in one query."""
+    hour_ago = now - timedelta(hours=1)
+    wanted = {"wakes": [out.user.pk, hour_ago, True]}
+    sender = out.from_chat
+    if sender is not None:
+        pair = pair_key(sender.pk, recipient.pk)
+        window = now - timedelta(minutes=limits.pair_window_minutes)
+        wanted["chat_hour"] = [sender.pk, hour_ago]
+        wanted["pair_window"] = [pair, window]
+        if out.by_agent:
+            wrote = [sender.person_wrote_at, recipient.person_wrote_at]
+            since = max(filter(None, wrote), default=BEFORE_ANYTHING)
+            wanted["pair_without_you"] = [pair, since, AGENT]
+    if out.by_agent:
+        wanted["chain"] = [chain, AGENT]
+    return run_counters(wanted)
+
+
+def run_counters(wanted: dict[str, list]) -> dict[str, int]:
+    table = connection.ops.quote_name(PeerMessage._meta.db_table)
+    selects = [f"(SELECT COUNT(*) FROM {table} WHERE {COUNTERS[name]})" for name in wanted]  # noqa: S608
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [adapt(p) if isinstance(p, datetime) else p for ps in wanted.values() for p in ps]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(selects), params)
+        row = cursor.fetchone()
+    return dict(zip(wanted, row, strict=True))
+
+
+def check_limits(out, recipient: Chat, *, chain: str, wakes: bool, now, limits: Limits) -> None:
+    """SPEC.md's limits, in its order; the caller holds the account lock.
+
+    `out` is the send's Outgoing (who sends, and whether an agent does)."""
+    counts = count_recent(out, recipient, chain=chain, now=now, limits=limits)
+    for code, over, sentence in refusals(counts, recipient=recipient, wakes=wakes, limits=limits):
+        if over:
+            raise Refusal(code, sentence)
+
+
+def refusals(counts: dict, *, recipient: Chat, wakes: bool, limits: Limits):
+    name = recipient.name
+    yield (
+        "limit_chat_hour",
+        counts.get("chat_hour", 0) >= limits.chat_per_hour,
+        f"This chat already sent {limits.chat_per_hour} messages in the last hour. "
+        "Carry on with your own work and try later.",
+    )
+    yield (
+        "limit_pair_window",
+        counts.get("pair_window", 0) >= limits.pair_per_window,
+        f"{limits.pair_per_window} messages went between you and {name} in the last "
+        f"{limits.pair_window_minutes} minutes. Wait before writing again.",
+    )
+    yield (
+        "limit_pair_without_you",
+        counts.get("pair_without_you", 0) >= limits.pair_without_you,
+        f"You and {name} exchanged {limits.pair_without_you} messages since the person last "
+        "wrote. Stop messaging and tell the person what is still open between you.",
+    )
+    yield (
+        "limit_wakes",
+        wakes and counts.get("wakes", 0) >= limits.wakes_per_hour,
+        f"{name} is idle and waking it would exceed {limits.wakes_per_hour} wakes an hour "
+        "across the account. Try later.",
+    )
+    yield (
+        "limit_chain",
+        counts.get("chain", 0) >= limits.chain_without_you,
+        f"This chain of messages reached {limits.chain_without_you} without the person. "
+        "Stop passing messages on and tell the person.",
+    )
+
+
+def do_set_limits(values: dict[str, int], *, user=None) -> Limits:
+    """Validated like the admin form; takes effect on the next send everywhere.
+
+    With `user` (the admin), one activity row per changed limit names its old and new value."""
+    with transaction.atomic():
+        limits = locked_limits()
+        old = {name: getattr(limits, name) for name in values}
+        for name, value in values.items():
+            setattr(limits, name, value)
+        try:
+            limits.full_clean()
+        except ValidationError as error:
+            field, problems = next(iter(error.message_dict.items()))
+            raise Refusal("invalid_input", f"{field}: {problems[0]}") from None
+        if limits._state.adding:
+            limits.save(force_insert=True)
+        else:
+            limits.save(update_fields=[*values, "updated_at"])
+        now = timezone.now()
+        for name, value in values.items():
+            if user is not None and old[name] != value:
+                detail = f"{name}={value} (was {old[name]})"
+                record(user.pk, Activity.Action.LIMITS, detail=detail, now=now)
+    return limits
+
+
+def locked_limits() -> Limits:
+    """The one row, locked so two admins' changes never record the same old value."""
+    rows = Limits.objects.filter(pk=1)
+    if connection.features.has_select_for_update:
+        rows = rows.select_for_update()
+    return rows.first() or Limits(pk=1)

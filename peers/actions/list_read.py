@@ -1,0 +1,73 @@
+"""The agent's ListChats and ReadChat calls, counted against their hourly limit."""
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from chats.models import Chat, Entry
+from chats.refusals import Refusal, no_chat
+from chats.selectors import get_latest_entries
+from peers.actions.locking import lock_account
+from peers.actions.record import record, refusals_recorded
+from peers.actions.send import Outgoing, check_sender, outside_origin
+from peers.limits import current_limits
+from peers.models import Activity, PeerMessage
+from peers.selectors import is_reachable, reach_since, reachable_chats
+
+
+def check_list_chats(chat: Chat) -> list[Chat]:
+    with refusals_recorded(chat, target=None), transaction.atomic():
+        check_list_read(chat)
+        record(chat.user_id, Activity.Action.LIST, chat_id=chat.pk)
+    return reachable_chats(chat)
+
+
+def check_read_chat(chat: Chat, *, target: str, limit: int = 20) -> list[Entry]:
+    with refusals_recorded(chat, target=target), transaction.atomic():
+        check_list_read(chat)
+        other = readable_chat(chat, target)
+        record(chat.user_id, Activity.Action.READ, chat_id=chat.pk, target_id=other.pk)
+    entries = get_latest_entries(other, limit=limit * 2)
+    return [entry for entry in entries if entry.kind != Entry.Kind.NOTICE][-limit:]
+
+
+def check_peers_on(chat: Chat) -> None:
+    """For the agent's routes whose actions do not check the switch themselves."""
+    with refusals_recorded(chat, target=None):
+        check_sender(Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
+
+
+def readable_chat(chat: Chat, target: str) -> Chat:
+    other = Chat.objects.filter(pk=str(target), user_id=chat.user_id).first()
+    if other is None:
+        raise no_chat()
+    if other.pk == chat.pk:
+        raise Refusal("not_yourself", "That is this chat itself; read another chat.")
+    limits = current_limits()
+    if not is_reachable(other, since=reach_since(limits)):
+        raise Refusal(
+            "not_reachable",
+            f"{other.name} does not take part or has not run in "
+            f"the last {limits.reach_hours} hours. List the chats to see who you can reach.",
+        )
+    return other
+
+
+def check_list_read(chat: Chat) -> None:
+    """The caller holds a transaction; the account lock makes the count exact."""
+    check_sender(Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
+    if chat.from_outside:
+        raise outside_origin()
+    lock_account(chat.user_id)
+    limits = current_limits()
+    since = timezone.now() - timedelta(hours=1)
+    used = Activity.objects.filter(
+        chat=chat, action__in=[Activity.Action.LIST, Activity.Action.READ], created_at__gte=since
+    ).count()
+    if used >= limits.list_read_per_hour:
+        raise Refusal(
+            "limit_list_read",
+            f"This chat made {limits.list_read_per_hour} "
+            "ListChats/ReadChat calls in the last hour. Work with what you have.",
+        )

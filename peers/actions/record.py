@@ -1,0 +1,84 @@
+"""The activity log and the live push of a message: every change of peer
+messaging leaves a row here and, after commit, one hint to the account's pages
+and to the calls waiting on it."""
+
+from contextlib import contextmanager
+
+from django.db import transaction
+from django.utils import timezone
+
+from chats import events
+from chats.models import Chat
+from chats.refusals import Refusal
+from peers.models import Activity, PeerMessage
+
+
+def record(
+    user_id: int,
+    action: str,
+    *,
+    chat_id=None,
+    target_id=None,
+    message_id=None,
+    detail: str = "",
+    now=None,
+) -> None:
+    Activity.objects.create(
+        user_id=user_id,
+        chat_id=chat_id,
+        action=action,
+        target_id=target_id,
+        message_id=message_id,
+        detail=detail,
+        created_at=now or timezone.now(),
+    )
+
+
+def record_refusal(user, from_chat: Chat | None, to: str | None, refusal: Refusal) -> None:
+    target = None
+    if to is not None:
+        target = Chat.objects.filter(pk=str(to), user=user).values_list("pk", flat=True).first()
+    with transaction.atomic():
+        record(
+            user.pk,
+            Activity.Action.REFUSED,
+            chat_id=getattr(from_chat, "pk", None),
+            target_id=target,
+            detail=refusal.code,
+        )
+
+
+@contextmanager
+def refusals_recorded(chat: Chat, *, target: str | None):
+    try:
+        yield
+    except Refusal as refusal:
+        record_refusal(chat.user, chat, target, refusal)
+        raise
+
+
+def message_groups(message: PeerMessage) -> list[str]:
+    """The waiting calls a change of this message concerns (peers.waiting listens)."""
+    groups = [events.message_group(message.pk)]
+    if message.reply_to_id:
+        groups.append(events.message_group(message.reply_to_id))
+    if message.to_chat_id:
+        groups.append(events.inbox_group(message.to_chat_id))
+    return groups
+
+
+def publish_message(message: PeerMessage) -> None:
+    """One hint per change, to every page of the account and to waiting calls:
+    conversations, cards and the Peers tab all refetch on it."""
+    events.publish(
+        message.user_id,
+        "message",
+        groups=message_groups(message),
+        chat=message.to_chat_id or message.from_chat_id,
+        message=message.pk,
+        to=message.to_chat_id,
+        sender=message.from_chat_id,
+        reply_to=message.reply_to_id,
+        state=message.state,
+        detail=message.detail,
+    )

@@ -1,0 +1,283 @@
+"""Sending: SPEC.md's checks in its order (check_*), then one write (do_send_message).
+
+The checks return a frozen PreparedSend; do_send_message trusts it. This is
+where a send happens."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.keys import new_id
+from accounts.models import User
+from chats import actions as chat_actions
+from chats.models import Chat, Entry, Turn
+from chats.refusals import Refusal, no_chat
+from peers.actions.limits import check_limits
+from peers.actions.locking import lock_recipient
+from peers.actions.record import publish_message, record, record_refusal
+from peers.delivery_table import Route, route_for
+from peers.limits import current_limits, pair_key
+from peers.models import Activity, Limits, PeerMessage
+from peers.selectors import is_reachable, reach_since
+
+SentBy = PeerMessage.SentBy
+Status = Chat.Status
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """Who sends: a chat's agent, the person as a chat, or the person as themselves."""
+
+    user: User
+    from_chat: Chat | None
+    sent_by: str
+
+    @property
+    def by_agent(self) -> bool:
+        return self.sent_by == SentBy.AGENT
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedSend:
+    """A send that passed every check; the caller holds the account lock."""
+
+    out: Outgoing
+    recipient: Chat | None
+    text: str
+    parent: PeerMessage | None
+    chain: str
+    hop: int
+    turn: Turn | None
+    route: Route
+    wakes: bool
+    wait_seconds: float
+    now: datetime
+
+
+def check_send_message(
+    sender: Chat, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
+) -> PeerMessage:
+    """A chat's agent sends (MessageChat)."""
+    out = Outgoing(sender.user, sender, SentBy.AGENT)
+    return send(out, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds)
+
+
+def check_send_as_person(
+    user: User, *, from_chat: str | None, to: str, text: str, reply_to: str | None = None
+) -> PeerMessage:
+    """The person sends, as a chat ("You, as that chat") or as themselves."""
+    sender = None
+    if from_chat is not None:
+        sender = Chat.objects.filter(pk=str(from_chat), user=user).first()
+        if sender is None:
+            refusal = no_chat()
+            record_refusal(user, None, to, refusal)
+            raise refusal
+    return send(Outgoing(user, sender, SentBy.PERSON), to=to, text=text, reply_to=reply_to)
+
+
+def send(
+    out: Outgoing, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
+) -> PeerMessage:
+    try:
+        with transaction.atomic():
+            recipient = lock_recipient(out.user, to)
+            prepared = check_send(
+                out, recipient, text=text, reply_to=reply_to, wait_seconds=wait_seconds
+            )
+            return do_send_message(prepared)
+    except Refusal as refusal:
+        record_refusal(out.user, out.from_chat, to, refusal)
+        raise
+
+
+def check_send(
+    out: Outgoing, recipient: Chat | None, *, text: str, reply_to: str | None, wait_seconds: float
+) -> PreparedSend:
+    """SPEC.md's checks, in its order; the caller holds the account lock."""
+    limits = current_limits()
+    check_sender(out)
+    check_recipient(out, recipient, limits)
+    check_text(text, limits)
+    parent = check_reply_to(out, recipient, reply_to)
+    turn = running_turn(out.from_chat) if out.by_agent else None
+    chain, hop = chain_of(out, turn, parent)
+    now = timezone.now()
+    route = route_for(recipient, awaited=is_awaited(parent, recipient, now))
+    wakes = route.wakes and not recipient.turns.filter(state=Turn.State.REQUESTED).exists()
+    check_limits(out, recipient, chain=chain, wakes=wakes, now=now, limits=limits)
+    wait = min(max(wait_seconds, 0), limits.max_wait_seconds)
+    return PreparedSend(out, recipient, text, parent, chain, hop, turn, route, wakes, wait, now)
+
+
+def check_sender(out: Outgoing) -> None:
+    if out.by_agent and not out.from_chat.peers:
+        raise Refusal(
+            "peers_off",
+            "Agent-to-agent messaging is off for this chat; ask the person to turn it on.",
+        )
+
+
+def outside_origin() -> Refusal:
+    return Refusal(
+        "outside_origin",
+        "This chat was started from outside, so it can receive "
+        "messages but cannot list, read or message other chats.",
+    )
+
+
+def check_recipient(out: Outgoing, recipient: Chat | None, limits: Limits) -> None:
+    if recipient is None:
+        raise no_chat()
+    if out.from_chat is not None and recipient.pk == out.from_chat.pk:
+        raise Refusal("not_yourself", "That is this chat itself; message another chat.")
+    if out.by_agent and out.from_chat.from_outside:
+        raise outside_origin()
+    # The person may write to any chat that takes part; agents only to recent ones.
+    reachable = (
+        recipient.peers if not out.by_agent else is_reachable(recipient, since=reach_since(limits))
+    )
+    if not reachable:
+        raise Refusal(
+            "not_reachable",
+            f"{recipient.name} does not take part in agent-to-agent "
+            f"messaging or has not run in the last {limits.reach_hours} hours. "
+            "List the chats to see who you can reach.",
+        )
+
+
+def check_text(text: str, limits: Limits) -> None:
+    if not text.strip():
+        raise Refusal("empty_message", "The message is empty; write what you need to say.")
+    if len(text) > limits.max_text:
+        raise Refusal(
+            "message_too_long",
+            f"The message has {len(text)} characters; the most is "
+            f"{limits.max_text}. Shorten it or split it.",
+        )
+
+
+def check_reply_to(out: Outgoing, recipient: Chat, reply_to: str | None) -> PeerMessage | None:
+    if not reply_to:
+        return None
+    parent = PeerMessage.objects.filter(
+        pk=str(reply_to), user=out.user, from_chat=recipient, to_chat=out.from_chat
+    ).first()
+    if parent is None:
+        raise Refusal(
+            "no_such_message",
+            f"replyTo must name a message that {recipient.name} "
+            "sent you; leave it out to start a new exchange.",
+        )
+    return parent
+
+
+def running_turn(chat: Chat) -> Turn | None:
+    if chat.status != Status.RUNNING:
+        return None  # the chat was read in this request; no turn runs
+    return chat.turns.filter(state=Turn.State.RUNNING).order_by("-started_at").first()
+
+
+def chain_of(out: Outgoing, turn: Turn | None, parent: PeerMessage | None) -> tuple[str, int]:
+    """Everything descending from one line of the person is one chain.
+
+    The person's own messages and sends made outside any turn start a new one."""
+    if not out.by_agent:
+        return new_id("chain"), 1
+    if parent is not None and (turn is None or not turn.chain):
+        return parent.chain, parent.hop + 1
+    if turn is not None and turn.chain:
+        return turn.chain, turn.hop + 1
+    return new_id("chain"), 1
+
+
+def is_awaited(parent: PeerMessage | None, recipient: Chat | None, now) -> bool:
+    """Is this an answer its recipient is waiting for inside a MessageChat call?"""
+    return bool(
+        parent
+        and recipient is not None
+        and parent.waiting_until
+        and parent.waiting_until > now
+        and parent.from_chat_id == recipient.pk
+    )
+
+
+def do_send_message(send: PreparedSend) -> PeerMessage:
+    """Record the message and route it; the caller holds the account lock."""
+    message = new_message(send)
+    message.save(force_insert=True)
+    if send.parent is not None:
+        PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
+    add_entries(message, turn=send.turn)
+    record(
+        send.out.user.pk,
+        Activity.Action.MESSAGE,
+        chat_id=getattr(send.out.from_chat, "pk", None),
+        target_id=getattr(send.recipient, "pk", None),
+        message_id=message.pk,
+        now=send.now,
+    )
+    if not send.out.by_agent:
+        # The person writing counts as writing to both chats: a fresh "without you".
+        written = [c.pk for c in (send.out.from_chat, send.recipient) if c is not None]
+        Chat.objects.filter(pk__in=written).update(person_wrote_at=send.now)
+    if send.route.turn:
+        chat_actions.request_turn(
+            send.recipient, trigger=send.route.turn, chain=message.chain, hop=message.hop
+        )
+    publish_message(message)
+    return message
+
+
+def new_message(send: PreparedSend) -> PeerMessage:
+    out, route, now = send.out, send.route, send.now
+    waits = send.wait_seconds > 0 and out.from_chat is not None and route.path != "held"
+    delivered = route.state == PeerMessage.State.DELIVERED
+    message = PeerMessage(
+        user=out.user,
+        from_chat=out.from_chat,
+        to_chat=send.recipient,
+        sent_by=out.sent_by,
+        text=send.text,
+        reply_to=send.parent,
+        chain=send.chain,
+        hop=send.hop,
+        state=route.state,
+        reason=route.reason,
+        woke=send.wakes,
+        sent_in_turn=send.turn,
+        created_at=now,
+        state_changed_at=now,
+        waiting_until=now + timedelta(seconds=send.wait_seconds) if waits else None,
+        delivered_at=now if delivered else None,
+    )
+    message.exchange = send.parent.exchange if send.parent else message.pk
+    if out.from_chat is not None and send.recipient is not None:
+        message.pair = pair_key(out.from_chat.pk, send.recipient.pk)
+    return message
+
+
+def add_entries(message: PeerMessage, *, turn: Turn | None) -> None:
+    entries = []
+    if message.from_chat is not None:
+        entries.append(
+            Entry(
+                chat=message.from_chat,
+                turn=turn,
+                kind=Entry.Kind.PEER_OUT,
+                text=message.text,
+                message_id=message.pk,
+            )
+        )
+    if message.to_chat is not None:
+        entries.append(
+            Entry(
+                chat=message.to_chat,
+                kind=Entry.Kind.PEER_IN,
+                text=message.text,
+                message_id=message.pk,
+            )
+        )
+    Entry.objects.bulk_create(entries)

@@ -1,0 +1,83 @@
+"""SPEC.md's delivery table, as data: where a message goes by its recipient's state.
+
+Sending routes by it, ListChats' `how_fast` reads it, and the words people see
+come from its labels. This is the one place a delivery path is decided."""
+
+from dataclasses import dataclass
+
+from chats import agent_kinds
+from chats.models import Chat, Turn
+from peers.models import PeerMessage
+
+State = PeerMessage.State
+Reason = PeerMessage.Reason
+Path = PeerMessage.Path
+Status = Chat.Status
+HELD = "held"
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    state: str
+    reason: str
+    # The path it will be delivered by ("held" until the person writes).
+    path: str
+    # How fast, in the words ListChats shows.
+    words: str
+    # The turn the send requests for it ("" for none).
+    turn: str = ""
+
+    @property
+    def wakes(self) -> bool:
+        return self.turn == Turn.Trigger.WAKE
+
+
+NEXT_STEP = Route(State.PENDING, Reason.NEXT_STEP, Path.BETWEEN_STEPS, "after its current step")
+BEHIND_TURN = Route(
+    State.QUEUED,
+    Reason.BEHIND_TURN,
+    Path.TURN_PROMPT,
+    "when its current turn ends",
+    Turn.Trigger.SEND_ON,
+)
+WAKING = Route(State.QUEUED, Reason.WAKING, Path.TURN_PROMPT, "wakes it now", Turn.Trigger.WAKE)
+WITH_BACKGROUND_WORK = Route(
+    State.QUEUED, Reason.WITH_BACKGROUND_WORK, Path.TURN_PROMPT, "when its background work ends"
+)
+HELD_UNTIL_YOU_WRITE = Route(State.QUEUED, Reason.HELD, HELD, "held until you write to it")
+# An answer its sender waits for inside a MessageChat call.
+AWAITED = Route(State.PENDING, Reason.AWAITED, Path.WAITING_CALL, "inside its waiting call")
+# An answer to a message from the person goes to the person.
+TO_YOU = Route(State.DELIVERED, "", "", "to you")
+
+BY_STATUS = {
+    Status.IDLE: WAKING,
+    Status.WAITING: WITH_BACKGROUND_WORK,
+    Status.STOPPED: HELD_UNTIL_YOU_WRITE,
+    Status.FAILED: HELD_UNTIL_YOU_WRITE,
+}
+
+
+def route_for(recipient: Chat | None, *, awaited: bool = False) -> Route:
+    """The route of a message sent to `recipient` now."""
+    if recipient is None:
+        return TO_YOU
+    if awaited:
+        return AWAITED
+    if recipient.status == Status.RUNNING:
+        return NEXT_STEP if agent_kinds.takes(recipient.agent).between_steps else BEHIND_TURN
+    return BY_STATUS[recipient.status]
+
+
+def words(message: PeerMessage) -> str:
+    """The state in the words people see, the same in every interface."""
+    state = State(message.state).label
+    if message.state == State.DELIVERED:
+        how = Path(message.path).label if message.path else "to you"
+    elif message.state == State.NOT_DELIVERED:
+        how = message.note or (Reason(message.reason).label if message.reason else "")
+    elif message.state == State.CANCELLED:
+        how = Reason.REMOVED.label if message.reason == Reason.REMOVED else "before it arrived"
+    else:
+        how = Reason(message.reason).label if message.reason else ""
+    return f"{state} — {how}" if how else state

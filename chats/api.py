@@ -29,7 +29,11 @@ def bearer_secret(request) -> str:
 
 
 def authenticate(request) -> Caller | None:
-    secret = bearer_secret(request)
+    return caller_for_secret(bearer_secret(request))
+
+
+def caller_for_secret(secret: str) -> Caller | None:
+    """Who a bearer secret acts as (REST and MCP): a chat's agent, a person, or nobody."""
     if not secret:
         return None
     if secret.startswith("cak_"):
@@ -98,13 +102,22 @@ def page_params(request) -> tuple[int, int]:
         offset = int(request.GET.get("offset", 0))
     except ValueError:
         raise Refusal("invalid_input", "limit and offset must be whole numbers.") from None
+    return page_bounds(limit, offset)
+
+
+def page_bounds(limit: int, offset: int) -> tuple[int, int]:
     if offset < 0 or limit < 1:
         raise Refusal("invalid_input", "limit must be at least 1 and offset at least 0.")
     return min(limit, 100), offset
 
 
 def paginated(request, queryset, render) -> dict:
-    limit, offset = page_params(request)
+    return page(queryset, render, *page_params(request))
+
+
+def page(queryset, render, limit: int, offset: int) -> dict:
+    """A list as JSON (REST and MCP): one page of items and the total count."""
+    limit, offset = page_bounds(limit, offset)
     return {
         "items": [render(item) for item in queryset[offset : offset + limit]],
         "count": queryset.count(),

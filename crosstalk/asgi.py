@@ -1,4 +1,4 @@
-"""http → Django; websocket → the page consumers; all inside ServerProcess,
+"""http → /mcp (the MCP server) or Django; websocket → the page consumers; all inside ServerProcess,
 which starts this process's background services once (crosstalk.services)."""
 
 import os
@@ -14,11 +14,12 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from chats.routing import websocket_urlpatterns  # noqa: E402
 from crosstalk.services import ServerProcess  # noqa: E402
+from peers.mcp.http import McpRouter  # noqa: E402
 
 application = ServerProcess(
     ProtocolTypeRouter(
         {
-            "http": django_app,
+            "http": McpRouter(django_app),
             "websocket": AllowedHostsOriginValidator(
                 AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
             ),

@@ -2,7 +2,8 @@
 
 - the turn runner, on the embedded default (`TURNS_IN_PROCESS`; `serve
   --no-runner` leaves turns to `run_turns` workers);
-- the loop that carries pushes out of request threads (chats.events).
+- the loop that carries pushes out of request threads (chats.events);
+- the MCP session manager behind /mcp (peers.mcp.http).
 
 Daphne sends no lifespan events, so `serve` starts them as soon as it listens,
 and any other server with the first connection; servers that speak lifespan
@@ -18,6 +19,7 @@ from agents.dbthread import in_db_thread
 from agents.runner import TurnRunner, default_worker_id
 from chats import events
 from chats.actions import do_recover_interrupted_turns
+from peers.mcp.http import run_mcp_session_manager
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +39,7 @@ async def run_in_process_runner() -> None:
 
 def process_services(*, runner: bool) -> dict[str, Service]:
     """What one server process runs beside serving, by name."""
-    services: dict[str, Service] = {}
+    services: dict[str, Service] = {"mcp session manager": run_mcp_session_manager}
     if runner:
         services["turn runner"] = run_in_process_runner
     return services

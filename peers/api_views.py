@@ -10,79 +10,34 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from pydantic import BaseModel
 
 from chats.api import ApiView, Caller, authenticate, json_body, paginated, refusal_response
 from chats.inputs import ChatUpdate
-from chats.models import Chat, Entry
 from chats.refusals import Refusal
 from chats.selectors import access_chat
 from chats.serializers import chat_json
 from peers import actions, waiting
 from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput, parse
-from peers.models import Activity, PeerMessage
-from peers.selectors import (
-    access_message,
-    account_activity,
-    how_fast,
-    messages_of_chat,
-    reachable_chats,
+from peers.models import PeerMessage
+from peers.selectors import access_message, account_activity, peer_messages, reach_of
+from peers.serializers import (
+    activity_json,
+    chats_with_how_fast,
+    entry_json,
+    listing,
+    message_json,
+    sent_json,
 )
-from peers.serializers import activity_json, iso, message_json
 
 LONGEST_POLL = 60
-HELD_NOTE = (
-    "The person stopped that chat: your message is held until they write to it. "
-    "Do not wait for an answer; carry on with your own work."
-)
-
-
-def listing(items: list) -> dict:
-    return {"items": items, "count": len(items)}
-
-
-def chats_with_how_fast(chats: list[Chat]) -> list[dict]:
-    fast = how_fast(chats)
-    return [{**chat_json(chat), "how_fast": fast[chat.pk]} for chat in chats]
-
-
-def entry_json(entry: Entry) -> dict:
-    return {
-        "kind": entry.kind,
-        "text": entry.text,
-        "created_at": iso(entry.created_at),
-        "message": entry.message_id or None,
-    }
-
-
-def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
-    body = {**message_json(message), "answer_message": message_json(answer) if answer else None}
-    if message.reason == PeerMessage.Reason.HELD:
-        body["note"] = HELD_NOTE
-    return body
-
-
-def record_refused(caller: Caller, refusal: Refusal, *, message_id: str | None = None) -> None:
-    """A refusal its action could not record itself (bad input, a cancel)."""
-    with transaction.atomic():
-        actions.record(
-            caller.user.pk,
-            Activity.Action.REFUSED,
-            chat_id=getattr(caller.chat, "pk", None),
-            message_id=message_id,
-            detail=refusal.code,
-        )
 
 
 def parse_body[T: BaseModel](model: type[T], request, caller: Caller) -> T:
-    try:
+    with actions.input_refusals_recorded(caller.user, caller.chat):
         return parse(model, json_body(request))
-    except Refusal as refusal:
-        record_refused(caller, refusal)
-        raise
 
 
 def whole_number(request, name: str, default: int) -> int:
@@ -208,9 +163,7 @@ class ReachApi(ApiView):
     """The chats this chat could message now, each with how fast it would hear."""
 
     def get(self, request, caller: Caller, chat_id: str) -> dict:
-        chat = access_chat(caller.user, chat_id)
-        takes_part = chat.peers and not chat.from_outside
-        return listing(chats_with_how_fast(reachable_chats(chat) if takes_part else []))
+        return listing(chats_with_how_fast(reach_of(access_chat(caller.user, chat_id))))
 
 
 class ConnectionsApi(ApiView):
@@ -222,11 +175,7 @@ class ConnectionsApi(ApiView):
 
 class MessagesApi(ApiView):
     def get(self, request, caller: Caller) -> dict:
-        chat_id = request.GET.get("chat")
-        if chat_id is None:
-            messages = PeerMessage.objects.filter(user=caller.user)
-        else:
-            messages = messages_of_chat(caller.user, access_chat(caller.user, chat_id))
+        messages = peer_messages(caller.user, chat_id=request.GET.get("chat"))
         return paginated(request, messages, message_json)
 
     def post(self, request, caller: Caller) -> tuple[int, dict]:
@@ -251,13 +200,7 @@ class MessageApi(ApiView):
 
 class MessageCancelApi(ApiView):
     def post(self, request, caller: Caller, message_id: str) -> dict:
-        try:
-            return message_json(actions.check_cancel_message(caller.user, message_id=message_id))
-        except Refusal as refusal:
-            # Only a message of this account is named in the row (already_delivered).
-            known = message_id if refusal.code == "already_delivered" else None
-            record_refused(caller, refusal, message_id=known)
-            raise
+        return message_json(actions.check_cancel_message(caller.user, message_id=message_id))
 
 
 class ActivityApi(ApiView):

@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chats.models import Chat
+from chats.selectors import access_chat
 from peers.delivery_table import HELD, route_for
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
@@ -35,6 +36,16 @@ def reachable_chats(chat: Chat) -> list[Chat]:
         .exclude(pk=chat.pk)
         .order_by("-last_ran_at")
     )
+
+
+def takes_part(chat: Chat) -> bool:
+    """Its agent may list, read and message: the switch is on and it was not started outside."""
+    return chat.peers and not chat.from_outside
+
+
+def reach_of(chat: Chat) -> list[Chat]:
+    """What the person sees as a chat's reach: none while it does not take part."""
+    return reachable_chats(chat) if takes_part(chat) else []
 
 
 def median_delivery_seconds(user_id: int, path: str) -> float | None:
@@ -89,6 +100,13 @@ def messages_of_chat(user, chat: Chat):
     return PeerMessage.objects.filter(
         Q(from_chat=chat) | Q(to_chat=chat), user=user
     ).select_related("from_chat", "to_chat")
+
+
+def peer_messages(user, *, chat_id: str | None = None):
+    """The account's peer messages, newest first; with a chat, that chat's (no_chat if none)."""
+    if chat_id is None:
+        return PeerMessage.objects.filter(user=user)
+    return messages_of_chat(user, access_chat(user, chat_id))
 
 
 def access_message(user, message_id: str) -> PeerMessage | None:

@@ -1,8 +1,26 @@
-from chats.serializers import iso
+"""Peer messaging as JSON: the one shape REST and MCP answer with (CONTRACT.md)."""
+
+from chats.models import Chat, Entry
+from chats.serializers import chat_json, iso
 from peers.delivery_table import words
 from peers.models import Activity, PeerMessage
+from peers.selectors import how_fast
 
-__all__ = ["activity_json", "iso", "message_json", "words"]
+__all__ = [
+    "activity_json",
+    "chats_with_how_fast",
+    "entry_json",
+    "iso",
+    "listing",
+    "message_json",
+    "sent_json",
+    "words",
+]
+
+HELD_NOTE = (
+    "The person stopped that chat: your message is held until they write to it. "
+    "Do not wait for an answer; carry on with your own work."
+)
 
 
 def message_json(message: PeerMessage) -> dict:
@@ -38,3 +56,30 @@ def activity_json(row: Activity) -> dict:
         "detail": row.detail,
         "created_at": iso(row.created_at),
     }
+
+
+def listing(items: list) -> dict:
+    return {"items": items, "count": len(items)}
+
+
+def chats_with_how_fast(chats: list[Chat]) -> list[dict]:
+    """ListChats and /reach: each chat with how fast a message would reach it."""
+    fast = how_fast(chats)
+    return [{**chat_json(chat), "how_fast": fast[chat.pk]} for chat in chats]
+
+
+def entry_json(entry: Entry) -> dict:
+    return {
+        "kind": entry.kind,
+        "text": entry.text,
+        "created_at": iso(entry.created_at),
+        "message": entry.message_id or None,
+    }
+
+
+def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
+    """MessageChat's answer: the message, and the answering message when a wait took one."""
+    body = {**message_json(message), "answer_message": message_json(answer) if answer else None}
+    if message.reason == PeerMessage.Reason.HELD:
+        body["note"] = HELD_NOTE
+    return body

@@ -1,6 +1,7 @@
 """Three personas (CONVENTIONS.md): the owner, a second chat of the owner, an outsider."""
 
 import json
+from collections import defaultdict
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -11,6 +12,22 @@ from accounts.actions import do_create_api_token
 from accounts.models import User
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
+
+# fake_model, claude_cli, codex_cli, gemini_cli, … (see tests/agentcli/README.md)
+pytest_plugins = ["tests.agentcli.fixtures"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say plainly what was skipped and why, one line per reason with a count."""
+    skipped = defaultdict(list)
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        skipped[str(reason).removeprefix("Skipped: ")].append(report.nodeid)
+    if skipped:
+        terminalreporter.section("skipped, by reason")
+    for reason, ids in sorted(skipped.items(), key=lambda item: -len(item[1])):
+        more = f" and {len(ids) - 1} more" if len(ids) > 1 else ""
+        terminalreporter.write_line(f"{len(ids):4d} skipped: {reason} (e.g. {ids[0]}{more})")
 
 
 @pytest.fixture(autouse=True)

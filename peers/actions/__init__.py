@@ -25,9 +25,20 @@ from peers.actions.deliver import (
     take_for_turn,
 )
 from peers.actions.limits import do_set_limits
-from peers.actions.list_read import check_list_chats, check_peers_on, check_read_chat
+from peers.actions.list_read import (
+    check_list_chats,
+    check_peers_on,
+    check_read_chat,
+    check_takes_part,
+)
 from peers.actions.locking import lock_account
-from peers.actions.record import publish_message, record, record_refusal
+from peers.actions.record import (
+    input_refusals_recorded,
+    publish_message,
+    record,
+    record_refusal,
+    record_refused,
+)
 from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
 
 __all__ = [
@@ -41,6 +52,7 @@ __all__ = [
     "check_read_chat",
     "check_send_as_person",
     "check_send_message",
+    "check_takes_part",
     "check_stop_chat",
     "check_update_chat",
     "deliver_as_finished",
@@ -51,11 +63,13 @@ __all__ = [
     "end_wait",
     "fail_delivery",
     "hold_for_person",
+    "input_refusals_recorded",
     "lock_account",
     "no_message",
     "publish_message",
     "record",
     "record_refusal",
+    "record_refused",
     "send",
     "send_on_queue",
     "take_awaited_answer",

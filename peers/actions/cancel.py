@@ -6,7 +6,7 @@ from django.utils import timezone
 from accounts.models import User
 from chats.refusals import Refusal
 from peers.actions.locking import lock_messages
-from peers.actions.record import publish_message, record
+from peers.actions.record import publish_message, record, record_refused
 from peers.models import Activity, PeerMessage
 
 State = PeerMessage.State
@@ -17,6 +17,16 @@ def no_message() -> Refusal:
 
 
 def check_cancel_message(user: User, *, message_id: str) -> PeerMessage:
+    try:
+        return cancel_message(user, message_id)
+    except Refusal as refusal:
+        # Only a message of this account is named in the row (already_delivered).
+        known = message_id if refusal.code == "already_delivered" else None
+        record_refused(user.pk, refusal, message_id=known)
+        raise
+
+
+def cancel_message(user: User, message_id: str) -> PeerMessage:
     with transaction.atomic():
         found = lock_messages(PeerMessage.objects.filter(pk=str(message_id), user=user))
         if not found:

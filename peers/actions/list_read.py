@@ -38,6 +38,18 @@ def check_peers_on(chat: Chat) -> None:
         check_sender(Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
 
 
+def check_takes_part(chat: Chat) -> None:
+    """For a face that offers the agent tools at all (MCP): the switch, then the origin."""
+    with refusals_recorded(chat, target=None):
+        require_taking_part(chat)
+
+
+def require_taking_part(chat: Chat) -> None:
+    check_sender(Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
+    if chat.from_outside:
+        raise outside_origin()
+
+
 def readable_chat(chat: Chat, target: str) -> Chat:
     other = Chat.objects.filter(pk=str(target), user_id=chat.user_id).first()
     if other is None:
@@ -56,9 +68,7 @@ def readable_chat(chat: Chat, target: str) -> Chat:
 
 def check_list_read(chat: Chat) -> None:
     """The caller holds a transaction; the account lock makes the count exact."""
-    check_sender(Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
-    if chat.from_outside:
-        raise outside_origin()
+    require_taking_part(chat)
     lock_account(chat.user_id)
     limits = current_limits()
     since = timezone.now() - timedelta(hours=1)

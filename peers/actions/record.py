@@ -48,6 +48,28 @@ def record_refusal(user, from_chat: Chat | None, to: str | None, refusal: Refusa
         )
 
 
+def record_refused(user_id: int, refusal: Refusal, *, chat_id=None, message_id=None) -> None:
+    """A refusal that names no recipient (bad input, a cancel)."""
+    with transaction.atomic():
+        record(
+            user_id,
+            Activity.Action.REFUSED,
+            chat_id=chat_id,
+            message_id=message_id,
+            detail=refusal.code,
+        )
+
+
+@contextmanager
+def input_refusals_recorded(user, chat: Chat | None = None):
+    """Around a face's parsing (a REST body, MCP arguments): bad input is activity too."""
+    try:
+        yield
+    except Refusal as refusal:
+        record_refused(user.pk, refusal, chat_id=getattr(chat, "pk", None))
+        raise
+
+
 @contextmanager
 def refusals_recorded(chat: Chat, *, target: str | None):
     try:

@@ -7,24 +7,17 @@ Skipped where Playwright or /usr/bin/chromium is missing."""
 
 import os
 import re
-import selectors
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.servers import manage, start_server, stop_server
+
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 CHROMIUM = Path("/usr/bin/chromium")
-ROOT = Path(__file__).resolve().parents[2]
-READY_LINE = "Crosstalk is running at"
-START_SECONDS = 20
 EXPECT_MS = 10_000
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
@@ -35,12 +28,6 @@ def release_db_thread_connection() -> None:
     """Overrides the suite's autouse fixture: this module never opens a connection."""
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def server_env(db_path: Path) -> dict[str, str]:
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{db_path}", DEMO_STEP_SECONDS="0.3")
     # Embedded mode: turns run inside the server, pages meet on the in-process layer.
@@ -48,61 +35,16 @@ def server_env(db_path: Path) -> dict[str, str]:
     return env
 
 
-def manage(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run(  # noqa: S603 (our own manage.py with fixed arguments)
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    if done.returncode:
-        pytest.fail(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-
-
-def wait_until_ready(server: subprocess.Popen) -> None:
-    """Reads the server's output until it says it listens (no sleeping, a hard deadline)."""
-    deadline = time.monotonic() + START_SECONDS
-    seen = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(server.stdout, selectors.EVENT_READ)
-        while (left := deadline - time.monotonic()) > 0 and selector.select(left):
-            line = server.stdout.readline()
-            seen.append(line)
-            if READY_LINE in line:
-                return
-            if not line:
-                break
-    pytest.fail("the server did not start:\n" + "".join(seen))
-
-
-def stop(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-    server.stdout.close()
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = server_env(tmp_path_factory.mktemp("e2e") / "db.sqlite3")
     manage(env, "migrate", "--noinput", "-v0")
     manage(env, "seed_demo")
-    port = free_port()
-    server = subprocess.Popen(  # noqa: S603
-        [sys.executable, "manage.py", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own process group, so stop() reaches all of it
-    )
+    server, url = start_server(env)
     try:
-        wait_until_ready(server)
-        yield f"http://127.0.0.1:{port}"
+        yield url
     finally:
-        stop(server)
+        stop_server(server)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,90 @@
+"""The agent's tools (a chat's agent key): ListChats, ReadChat, MessageChat.
+
+Each is GET /api/v1/agent/chats, GET /api/v1/agent/chats/{id} and POST
+/api/v1/agent/messages: the same checks, the same bodies."""
+
+from functools import partial
+
+from asgiref.sync import sync_to_async
+
+from chats.api import Caller
+from chats.selectors import access_chat
+from peers import actions, waiting
+from peers.inputs import MessageChatInput
+from peers.mcp import text
+from peers.mcp.inputs import NoInput, ReadChatInput
+from peers.mcp.registry import Answer, Later, Tool
+from peers.models import PeerMessage
+from peers.serializers import chats_with_how_fast, entry_json, listing, sent_json
+
+
+def list_chats(caller: Caller, spec: NoInput) -> Answer:
+    body = listing(chats_with_how_fast(actions.check_list_chats(caller.chat)))
+    return Answer(
+        text.chat_list(
+            body,
+            head="{n} chats you can reach now:",
+            empty="No other chat is within reach right now: a chat takes part when the "
+            "person turned its agent-to-agent messaging on and it ran recently.",
+        ),
+        body,
+    )
+
+
+def read_chat(caller: Caller, spec: ReadChatInput) -> Answer:
+    limit = min(max(spec.limit, 1), 100)  # as the REST route's ?limit=
+    entries = actions.check_read_chat(caller.chat, target=spec.chat, limit=limit)
+    body = listing([entry_json(entry) for entry in entries])
+    return Answer(text.conversation(access_chat(caller.user, spec.chat).name, body), body)
+
+
+def message_chat(caller: Caller, spec: MessageChatInput) -> Answer | Later:
+    """Sends here (in the DB thread); a wait, if the send asked for one, comes after."""
+    message = actions.check_send_message(caller.chat, **spec.model_dump())
+    if message.waiting_until is None:
+        return sent_answer(message, None, waited=False)
+    waiting.release_connection()  # none held while it waits
+    return partial(wait_for_answer, message)
+
+
+async def wait_for_answer(message: PeerMessage) -> Answer:
+    """Holds no thread and no DB connection while it waits (peers.waiting)."""
+    message, answer = await waiting.wait_for_answer(message)
+    return await sync_to_async(sent_answer)(message, answer, waited=True)
+
+
+def sent_answer(message: PeerMessage, answer: PeerMessage | None, *, waited: bool) -> Answer:
+    body = sent_json(message, answer)
+    names = {message.to_chat_id: message.to_chat.name} if message.to_chat_id else {}
+    return Answer(text.sent(body, names, waited=waited), body)
+
+
+TOOLS = [
+    Tool(
+        "ListChats",
+        "List the other chats of your person that you can message now: each with its id, "
+        "name, repository, branch, status, what the person last asked it, what it last "
+        "answered, and how fast a message would reach it. No arguments.",
+        NoInput,
+        list_chats,
+    ),
+    Tool(
+        "ReadChat",
+        "Read another chat's latest conversation entries (the person's prompts, its "
+        "answers, the peer messages it sent and received), oldest first, without "
+        "interrupting it. `chat`: its id. `limit`: how many entries (default 20, at most 100).",
+        ReadChatInput,
+        read_chat,
+    ),
+    Tool(
+        "MessageChat",
+        "Send a message to another chat of your person. `to`: its id. `text`: what you need, "
+        "self-contained. `replyTo`: the id of the message you are answering (leave it out to "
+        "start a new exchange). `waitSeconds`: how long to wait inside this call for the "
+        "answer (default 45, at most 45; 0 returns at once and the answer arrives later, "
+        "between your steps).",
+        MessageChatInput,
+        message_chat,
+        records_input=True,
+    ),
+]

@@ -1,0 +1,45 @@
+"""The arguments of the tools whose REST twin takes them from the path or the query
+string (REST has no body model for them). Everything with a REST body model uses that
+model itself (peers.inputs, chats.inputs)."""
+
+from pydantic import Field
+
+from chats.inputs import ChatUpdate, Input
+
+
+class NoInput(Input):
+    pass
+
+
+class ReadChatInput(Input):
+    chat: str
+    limit: int = 20
+
+
+class PageInput(Input):
+    limit: int = 50
+    offset: int = 0
+
+
+class ListPeerChatsInput(PageInput):
+    chat: str | None = Field(default=None, description="with a chat id: the chats it can reach")
+
+
+class ReadPeersInput(PageInput):
+    chat: str | None = Field(default=None, description="a chat id: only that chat's messages")
+
+
+class SetPeerReachInput(Input):
+    chat: str
+    peers: bool
+
+
+class CancelInput(Input):
+    message: str
+
+
+class UpdateChatInput(ChatUpdate):
+    chat: str
+
+    def changes(self) -> ChatUpdate:
+        return ChatUpdate.model_validate(self.model_dump(exclude={"chat"}), strict=True)

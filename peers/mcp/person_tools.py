@@ -1,0 +1,177 @@
+"""The person's tools (an API token), each the twin of one REST route of CONTRACT.md:
+
+list_peer_chats      GET /api/v1/chats, or with `chat` GET /api/v1/chats/{id}/reach
+connect_chats        POST /api/v1/connections
+send_peer_message    POST /api/v1/messages
+read_peers           GET /api/v1/messages[?chat=]
+set_peer_reach       PATCH /api/v1/chats/{id} {"peers": …}
+cancel_peer_message  POST /api/v1/messages/{id}/cancel
+start_chat           POST /api/v1/chats
+update_chat          PATCH /api/v1/chats/{id}"""
+
+from chats.actions import check_create_chat
+from chats.api import Caller, page
+from chats.inputs import ChatCreate, ChatUpdate
+from chats.models import Chat
+from chats.selectors import access_chat
+from chats.serializers import chat_json
+from peers import actions
+from peers.inputs import ConnectInput, PersonMessageInput
+from peers.mcp import text
+from peers.mcp.inputs import (
+    CancelInput,
+    ListPeerChatsInput,
+    ReadPeersInput,
+    SetPeerReachInput,
+    UpdateChatInput,
+)
+from peers.mcp.registry import Answer, Tool
+from peers.selectors import peer_messages, reach_of
+from peers.serializers import chats_with_how_fast, listing, message_json
+
+
+def names_of(user, bodies: list[dict]) -> dict[str, str]:
+    ids = {body[key] for body in bodies for key in ("from_chat", "to_chat") if body[key]}
+    return dict(Chat.objects.filter(user=user, pk__in=ids).values_list("pk", "name"))
+
+
+def messages_answer(caller: Caller, body: dict) -> Answer:
+    return Answer(text.message_list(body, names_of(caller.user, body["items"])), body)
+
+
+def chat_answer(chat: Chat, summary: str) -> Answer:
+    body = chat_json(chat)
+    return Answer(f"{summary}\n{text.chat_line(body)}", body)
+
+
+def list_peer_chats(caller: Caller, spec: ListPeerChatsInput) -> Answer:
+    if spec.chat is None:
+        body = page(Chat.objects.filter(user=caller.user), chat_json, spec.limit, spec.offset)
+        return Answer(
+            text.chat_list(body, head="Your {n} chats:", empty="You have no chats."), body
+        )
+    chat = access_chat(caller.user, spec.chat)
+    body = listing(chats_with_how_fast(reach_of(chat)))
+    empty = (
+        f"{chat.name} can reach no chat now (its messaging is off, or no other chat ran lately)."
+    )
+    return Answer(
+        text.chat_list(body, head=f"{chat.name} can reach {{n}} chats:", empty=empty), body
+    )
+
+
+def connect_chats(caller: Caller, spec: ConnectInput) -> Answer:
+    sent = actions.check_connect_chats(caller.user, chat_ids=spec.chats, brief=spec.brief)
+    body = listing([message_json(message) for message in sent])
+    first, second = (message.to_chat.name for message in sent)
+    summary = f"Connected {first} and {second}: both switched on, each got your brief."
+    return Answer(
+        f"{summary}\n{text.message_list(body, names_of(caller.user, body['items']))}", body
+    )
+
+
+def send_peer_message(caller: Caller, spec: PersonMessageInput) -> Answer:
+    fields = spec.model_dump(exclude={"to_chat"})  # from_chat, text, reply_to
+    message = actions.check_send_as_person(caller.user, to=spec.to_chat, **fields)
+    body = message_json(message)
+    names = names_of(caller.user, [body])
+    as_whom = f" as {names[body['from_chat']]}" if body["from_chat"] else ""
+    return Answer(f"Sent{as_whom}: {text.message_line(body, names)[2:]}", body)
+
+
+def read_peers(caller: Caller, spec: ReadPeersInput) -> Answer:
+    messages = peer_messages(caller.user, chat_id=spec.chat)
+    return messages_answer(caller, page(messages, message_json, spec.limit, spec.offset))
+
+
+def set_peer_reach(caller: Caller, spec: SetPeerReachInput) -> Answer:
+    chat = access_chat(caller.user, spec.chat)
+    chat = actions.check_update_chat(caller.user, chat, spec=ChatUpdate(peers=spec.peers))
+    return chat_answer(chat, f"Agent-to-agent messaging is {'on' if chat.peers else 'off'}:")
+
+
+def cancel_peer_message(caller: Caller, spec: CancelInput) -> Answer:
+    body = message_json(actions.check_cancel_message(caller.user, message_id=spec.message))
+    return Answer(f"{body['id']}: {body['words']}.", body)
+
+
+def start_chat(caller: Caller, spec: ChatCreate) -> Answer:
+    chat, agent_key = check_create_chat(caller.user, spec=spec)
+    body = {**chat_json(chat), "agent_key": agent_key}
+    summary = f"Started the chat {chat.name}. Its agent key, shown this once: {agent_key}"
+    return Answer(f"{summary}\n{text.chat_line(body)}", body)
+
+
+def update_chat(caller: Caller, spec: UpdateChatInput) -> Answer:
+    chat = access_chat(caller.user, spec.chat)
+    changed = actions.check_update_chat(caller.user, chat, spec=spec.changes())
+    return chat_answer(changed, "Updated:")
+
+
+CHAT_FIELDS = (
+    "`name`, `repository`, `branch`, `agent` (demo, claude-code, codex, gemini, command), "
+    "`model`, `permission_mode`, `peers` (agent-to-agent on or off), `origin`, `folder`, "
+    "`command`"
+)
+
+TOOLS = [
+    Tool(
+        "list_peer_chats",
+        "List your chats (id, name, repository, branch, status, agent-to-agent on or off). "
+        "With `chat`: the chats that chat could message now, each with how fast a message "
+        "would reach it. `limit`/`offset` page the list of your chats.",
+        ListPeerChatsInput,
+        list_peer_chats,
+    ),
+    Tool(
+        "connect_chats",
+        "Connect two chats: both get agent-to-agent messaging switched on, and each gets one "
+        "message from you naming the other and carrying your `brief`; their answers come back "
+        "to you. `chats`: the two chat ids.",
+        ConnectInput,
+        connect_chats,
+        records_input=True,
+    ),
+    Tool(
+        "send_peer_message",
+        "Send a peer message to a chat (`toChat`), from you or, with `fromChat`, as that "
+        "chat (its answer then goes to that chat). `replyTo`: a message the recipient sent.",
+        PersonMessageInput,
+        send_peer_message,
+        records_input=True,
+    ),
+    Tool(
+        "read_peers",
+        "Read peer messages, newest first, with their state (pending, queued, delivered, "
+        "cancelled, not delivered). `chat`: only that chat's, both ways. `limit`/`offset` page.",
+        ReadPeersInput,
+        read_peers,
+    ),
+    Tool(
+        "set_peer_reach",
+        "Switch a chat's agent-to-agent messaging on or off (`peers`). Off, its agent gets "
+        "no tools and the other chats can neither list, read nor message it.",
+        SetPeerReachInput,
+        set_peer_reach,
+    ),
+    Tool(
+        "cancel_peer_message",
+        "Cancel a message (`message`: its id) that has not reached its agent yet, or remove "
+        "it from a queue. A delivered message cannot be cancelled.",
+        CancelInput,
+        cancel_peer_message,
+    ),
+    Tool(
+        "start_chat",
+        f"Create a chat. Fields: {CHAT_FIELDS}. Only `name` is required. The answer carries "
+        "its agent key, shown this once.",
+        ChatCreate,
+        start_chat,
+    ),
+    Tool(
+        "update_chat",
+        "Change a chat (`chat`: its id): any of `name`, `peers`, `model`, `permission_mode`.",
+        UpdateChatInput,
+        update_chat,
+    ),
+]

@@ -1,0 +1,119 @@
+"""What a tool is, and the one place a call becomes an MCP result.
+
+Every list and every call starts from the bearer secret again (in a DB thread): the
+credential's state (its chat's switch, a revoked token) may change between calls."""
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+from asgiref.sync import sync_to_async
+from pydantic import BaseModel
+
+from chats.api import Caller, caller_for_secret
+from chats.inputs import parse
+from chats.refusals import Refusal
+from peers import actions
+from peers.selectors import takes_part
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    text: str  # what the model reads
+    body: dict  # exactly the REST route's JSON body
+
+
+# A tool that waits (MessageChat with waitSeconds) hands back the rest of its work.
+type Later = Callable[[], Awaitable[Answer]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    does: str  # the description's head: what it does, how to call it
+    model: type[BaseModel]
+    run: Callable[[Caller, Any], Answer | Later]  # in a DB thread; raises Refusal
+    # Bad input is an activity row where it is on the REST route (a send, a connect).
+    records_input: bool = False
+
+    def input_schema(self) -> dict:
+        return self.model.model_json_schema(by_alias=True)
+
+
+class Toolbox:
+    """The agent's tools and the person's; which ones a credential sees right now."""
+
+    def __init__(self, agent: list[Tool], person: list[Tool], describe_reach) -> None:
+        self.agent = {tool.name: tool for tool in agent}
+        self.person = {tool.name: tool for tool in person}
+        self.describe_reach = describe_reach  # Caller -> str, appended to every description
+
+    def offered(self, caller: Caller | None) -> dict[str, Tool]:
+        if caller is None:
+            return {}
+        if caller.chat is None:
+            return self.person
+        return self.agent if takes_part(caller.chat) else {}
+
+    def listed(self, secret: str) -> list[types.Tool]:
+        caller = caller_for_secret(secret)
+        tools = self.offered(caller)
+        if not tools:
+            return []
+        reach = self.describe_reach(caller)
+        return [
+            types.Tool(
+                name=tool.name,
+                description=f"{tool.does}\n\n{reach}",
+                input_schema=tool.input_schema(),
+            )
+            for tool in tools.values()
+        ]
+
+    def start(self, secret: str, name: str, arguments: dict | None) -> Answer | Later:
+        caller = caller_for_secret(secret)
+        if caller is None:
+            raise Refusal("not_authenticated", "Send Authorization: Bearer with a valid secret.")
+        tool = self.find(caller, name)
+        if not tool.records_input:
+            return tool.run(caller, parse(tool.model, arguments or {}))
+        with actions.input_refusals_recorded(caller.user, caller.chat):
+            spec = parse(tool.model, arguments or {})
+        return tool.run(caller, spec)
+
+    def find(self, caller: Caller, name: str) -> Tool:
+        if caller.chat is not None and name in self.agent:
+            # Recorded like any refusal: peers_off, or outside_origin.
+            actions.check_takes_part(caller.chat)
+        tool = self.offered(caller).get(name)
+        if tool is None:
+            raise Refusal("not_found", f"There is no tool named {name!r} for this credential.")
+        return tool
+
+    async def call(self, secret: str, name: str, arguments: dict | None) -> types.CallToolResult:
+        try:
+            outcome = await sync_to_async(self.start)(secret, name, arguments)
+            answer = outcome if isinstance(outcome, Answer) else await outcome()
+        except Refusal as refusal:
+            return refused(refusal)
+        except Exception:
+            # As REST's server_error: the model reads a sentence, the log keeps the trace.
+            logger.exception("The MCP tool %s failed.", name)
+            return refused(Refusal("server_error", "Something went wrong here; try again."))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=answer.text)],
+            structured_content=answer.body,
+        )
+
+
+def refused(refusal: Refusal) -> types.CallToolResult:
+    """In band, as MCP wants: the text starts with the stable code, then a colon."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"{refusal.code}: {refusal.message}")],
+        structured_content=refusal.as_json(),
+        is_error=True,
+    )

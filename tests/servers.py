@@ -1,0 +1,81 @@
+"""Real server processes for tests that drive Crosstalk from outside: `manage.py`
+commands and `manage.py serve` on a free port of 127.0.0.1, each with the env given
+(its own SQLite file, say), so such tests never share the test database."""
+
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+READY_LINE = "Crosstalk is running at"
+START_SECONDS = 30
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """Runs a manage.py command to its end; its output, or the test fails."""
+    done = subprocess.run(  # noqa: S603 (our own manage.py with fixed arguments)
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode:
+        pytest.fail(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def start_server(env: dict[str, str], *args: str) -> tuple[subprocess.Popen, str]:
+    """`manage.py serve` on a free port, once it says it listens: the process and its URL."""
+    port = free_port()
+    server = subprocess.Popen(  # noqa: S603
+        [sys.executable, "manage.py", "serve", "--port", str(port), *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, so stop_server() reaches all of it
+    )
+    try:
+        wait_until_ready(server)
+    except BaseException:
+        stop_server(server)
+        raise
+    return server, f"http://127.0.0.1:{port}"
+
+
+def wait_until_ready(server: subprocess.Popen) -> None:
+    """Reads the server's output until it says it listens (no sleeping, a hard deadline)."""
+    deadline = time.monotonic() + START_SECONDS
+    seen = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(server.stdout, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0 and selector.select(left):
+            line = server.stdout.readline()
+            seen.append(line)
+            if READY_LINE in line:
+                return
+            if not line:
+                break
+    pytest.fail("the server did not start:\n" + "".join(seen))
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    server.stdout.close()

@@ -51,6 +51,23 @@ def test_it_answers_everyone_but_staff_like_an_unknown_url(route, owner_client):
     assert current_limits().chat_per_hour == defaults()["chat_per_hour"]
 
 
+@pytest.mark.parametrize("route", ROUTES)
+def test_it_answers_a_post_without_csrf_token_like_an_unknown_url(route, owner):
+    anonymous, member = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    member.force_login(owner)
+    unknown = anonymous.post("/internal/admin/no-such-page", {"chat_per_hour": 1})
+    for client in (anonymous, member):
+        response = client.post(route, {"chat_per_hour": 1})
+        assert response.status_code == 404 and response.content == unknown.content
+
+
+def test_it_still_checks_csrf_for_staff(admin):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin)
+    assert client.post("/internal/admin/peers", form_data(chat_per_hour=5)).status_code == 403
+    assert current_limits().chat_per_hour == 30
+
+
 def test_it_hides_the_page_from_a_staff_account_turned_inactive(admin, admin_client):
     User.objects.filter(pk=admin.pk).update(is_active=False)
     assert admin_client.get("/internal/admin/peers").status_code == 404

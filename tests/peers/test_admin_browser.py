@@ -2,21 +2,12 @@
 without touching a value being typed into the limits form, and the window links swap
 the metrics in place. Skipped where Playwright or /usr/bin/chromium is missing."""
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.test_browser import (
-    CHROMIUM,
-    ROOT,
-    free_port,
-    manage,
-    server_env,
-    stop,
-    wait_until_ready,
-)
+from tests.e2e.test_browser import CHROMIUM, server_env
+from tests.servers import manage, start_server, stop_server
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -39,21 +30,11 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     manage(env, "migrate", "--noinput", "-v0")
     manage(env, "seed_messages", "--count", "300", "--accounts", "2")
     manage(env, "shell", "--no-imports", "-c", MAKE_ADMIN)
-    port = free_port()
-    server = subprocess.Popen(  # noqa: S603
-        [sys.executable, "manage.py", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    server, url = start_server(env)
     try:
-        wait_until_ready(server)
-        yield f"http://127.0.0.1:{port}"
+        yield url
     finally:
-        stop(server)
+        stop_server(server)
 
 
 def test_it_refreshes_the_metrics_and_keeps_what_you_type(base_url):

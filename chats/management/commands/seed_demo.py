@@ -40,6 +40,10 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  chat {chat.name} ({chat.repository}, {chat.branch}, demo agent, {switch})"
             )
+        self.stdout.write(
+            "For the admin page (/internal/admin/peers), make a staff account: "
+            "python manage.py createsuperuser"
+        )
 
     def demo_user(self) -> tuple[User, bool]:
         user = User.objects.filter(username=USERNAME).first()

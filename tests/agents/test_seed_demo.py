@@ -1,4 +1,4 @@
-"""`manage.py seed_demo` (re)creates the demo account with its three chats."""
+"""`manage.py seed_demo` creates what is missing of the demo account; --reset starts it over."""
 
 from io import StringIO
 
@@ -47,7 +47,27 @@ def test_it_creates_the_demo_account_with_three_chats():
 
 
 @pytest.mark.django_db
-def test_it_resets_the_demo_account_when_run_again():
+def test_it_keeps_what_the_person_made_when_run_again():
+    seed()
+    demo = User.objects.get(username="demo")
+    demo.set_password("changed-it-1")
+    demo.save(update_fields=["password"])
+    scratch = make_chat(demo, "scratch")
+    Chat.objects.filter(user=demo, name="docs").delete()
+    do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
+
+    output = seed()
+
+    assert "added chat docs" in output and "added chat checkout" not in output
+    assert Chat.objects.filter(pk=scratch.pk).exists()
+    assert authenticate(username="demo", password="changed-it-1") is not None
+    assert {row[0] for row in demo_chats()} == {"checkout", "payments-api", "docs", "scratch"}
+    checkout = Chat.objects.get(user=demo, name="checkout")
+    assert checkout.entries.filter(kind=Entry.Kind.PROMPT, text="work 5").exists()
+
+
+@pytest.mark.django_db
+def test_it_starts_the_demo_account_over_with_reset():
     seed()
     demo = User.objects.get(username="demo")
     demo.set_password("changed-it-1")
@@ -55,9 +75,10 @@ def test_it_resets_the_demo_account_when_run_again():
     make_chat(demo, "scratch")
     do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
 
-    output = seed()
+    out = StringIO()
+    call_command("seed_demo", "--reset", stdout=out)
 
-    assert "removed 4 chats" in output
+    assert "removed 4 chats" in out.getvalue()
     assert User.objects.get(username="demo").pk == demo.pk
     assert authenticate(username="demo", password="demo") is not None
     assert demo_chats() == EXPECTED

@@ -108,6 +108,19 @@
     document.title = count > 0 ? "(" + count + ") " + base : base;
   }
 
+  // A chat list refreshed live keeps what the person picked, while it is still offered.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    const target = event.detail.target;
+    if (target && target.tagName === "SELECT") target.dataset.picked = target.value;
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    const target = event.detail.target;
+    if (!target || target.tagName !== "SELECT" || target.dataset.picked === undefined) return;
+    const picked = target.dataset.picked;
+    if ([...target.options].some((option) => option.value === picked)) target.value = picked;
+    delete target.dataset.picked;
+  });
+
   document.addEventListener("htmx:afterSettle", function (event) {
     applyFilter();
     updateTitle();

@@ -24,6 +24,14 @@ def seed() -> str:
     return out.getvalue()
 
 
+def seed_and_change_password() -> User:
+    seed()
+    demo = User.objects.get(username="demo")
+    demo.set_password("changed-it-1")
+    demo.save(update_fields=["password"])
+    return demo
+
+
 def demo_chats() -> set[tuple]:
     chats = Chat.objects.filter(user__username="demo")
     return set(chats.values_list("name", "repository", "branch", "peers"))
@@ -48,10 +56,7 @@ def test_it_creates_the_demo_account_with_three_chats():
 
 @pytest.mark.django_db
 def test_it_keeps_what_the_person_made_when_run_again():
-    seed()
-    demo = User.objects.get(username="demo")
-    demo.set_password("changed-it-1")
-    demo.save(update_fields=["password"])
+    demo = seed_and_change_password()
     scratch = make_chat(demo, "scratch")
     Chat.objects.filter(user=demo, name="docs").delete()
     do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
@@ -68,10 +73,7 @@ def test_it_keeps_what_the_person_made_when_run_again():
 
 @pytest.mark.django_db
 def test_it_starts_the_demo_account_over_with_reset():
-    seed()
-    demo = User.objects.get(username="demo")
-    demo.set_password("changed-it-1")
-    demo.save(update_fields=["password"])
+    demo = seed_and_change_password()
     make_chat(demo, "scratch")
     do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
 

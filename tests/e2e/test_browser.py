@@ -143,11 +143,16 @@ def logged_in(browser, base_url: str) -> dict:
         context.close()
 
 
-def new_context(browser, base_url: str, state: dict | None, errors: list[str], width="desktop"):
+def new_context(
+    browser, base_url: str, state: dict | None, errors: list[str], width="desktop", scheme="light"
+):
     """A browser context whose every page reports its console errors into `errors`."""
     w, h = WIDTHS[width]
     context = browser.new_context(
-        base_url=base_url, storage_state=state, viewport={"width": w, "height": h}
+        base_url=base_url,
+        storage_state=state,
+        viewport={"width": w, "height": h},
+        color_scheme=scheme,
     )
     context.set_default_timeout(EXPECT_MS)
     expect.set_options(timeout=EXPECT_MS)
@@ -169,22 +174,28 @@ def console_errors() -> Iterator[list[str]]:
 
 
 @pytest.fixture
-def context(browser, base_url: str, logged_in: dict, console_errors) -> Iterator:
-    context = new_context(browser, base_url, logged_in, console_errors)
-    try:
-        yield context
-    finally:
+def person(browser, base_url: str, logged_in: dict, console_errors) -> Iterator:
+    """Opens browser contexts of the logged-in person and closes them after the test."""
+    opened = []
+
+    def open_context():
+        opened.append(new_context(browser, base_url, logged_in, console_errors))
+        return opened[-1]
+
+    yield open_context
+    for context in opened:
         context.close()
 
 
 @pytest.fixture
-def second(browser, base_url: str, logged_in: dict, console_errors) -> Iterator:
+def context(person):
+    return person()
+
+
+@pytest.fixture
+def second(person):
     """Another browser (its own context) of the same person."""
-    context = new_context(browser, base_url, logged_in, console_errors)
-    try:
-        yield context
-    finally:
-        context.close()
+    return person()
 
 
 def open_chat(context, name: str):
@@ -230,6 +241,17 @@ def run_once(page, text: str = "hello") -> None:
     expect(status(page)).to_have_text("Idle")
 
 
+def ran_chats(context, *names: str) -> list:
+    """New chats, made through the form, that each ran once (so others can reach them)."""
+    pages = []
+    for name in names:
+        page = context.new_page()
+        create_chat(page, name)
+        run_once(page)
+        pages.append(page)
+    return pages
+
+
 def pick(page, select: str, name: str) -> None:
     """Choose the chat of that name in a chat list (options read "name · repository")."""
     option = page.locator(f"{select} option", has_text=re.compile(rf"^{re.escape(name)}( ·|$)"))
@@ -273,12 +295,7 @@ def test_it_logs_in_and_shows_the_chats_as_live_cards(context):
 
 
 def test_it_creates_two_chats_and_connects_them_with_a_brief(context, second):
-    api = context.new_page()
-    create_chat(api, "orders-api")
-    run_once(api)
-    web = context.new_page()
-    create_chat(web, "orders-web")
-    run_once(web)
+    api, _web = ran_chats(context, "orders-api", "orders-web")
     watcher = open_chat(second, "orders-web")
 
     api.bring_to_front()
@@ -299,12 +316,7 @@ def test_it_creates_two_chats_and_connects_them_with_a_brief(context, second):
 
 
 def test_it_moves_a_card_from_queued_to_delivered_live_in_a_second_browser(context, second):
-    sender = context.new_page()
-    create_chat(sender, "cart-sender")
-    run_once(sender)
-    held = context.new_page()
-    create_chat(held, "cart-held")
-    run_once(held)
+    sender, held = ran_chats(context, "cart-sender", "cart-held")
     stop_chat(held)
     watcher = open_chat(second, "cart-sender")
 
@@ -329,12 +341,7 @@ def test_it_moves_a_card_from_queued_to_delivered_live_in_a_second_browser(conte
 
 
 def test_it_removes_a_message_held_for_a_stopped_chat(context):
-    sender = context.new_page()
-    create_chat(sender, "rm-sender")
-    run_once(sender)
-    held = context.new_page()
-    create_chat(held, "rm-held")
-    run_once(held)
+    sender, held = ran_chats(context, "rm-sender", "rm-held")
     stop_chat(held)
 
     send_from_tab(sender, "rm-held", "never mind this")
@@ -424,12 +431,7 @@ def test_it_keeps_two_tabs_of_a_chat_in_step(context):
 
 def showcase(context) -> None:
     """A chat whose cards are in three states: answered, held for a stopped chat, removed."""
-    store = context.new_page()
-    create_chat(store, "storefront")
-    run_once(store, "Checkout flow: cart to payment.")
-    stock = context.new_page()
-    create_chat(stock, "inventory")
-    run_once(stock, "Stock levels per warehouse.")
+    store, stock = ran_chats(context, "storefront", "inventory")
     stop_chat(stock)
     send_prompt(store, "ask payments-api: which port does the payment service listen on?")
     expect(card(store, "which port").locator(".msg-answer")).to_be_visible()
@@ -472,6 +474,15 @@ def test_it_fits_a_phone_and_a_desktop_and_saves_the_screenshots(
             page.screenshot(path=str(SHOTS / f"activity-{width}.png"), full_page=False)
         finally:
             context.close()
+    dark = new_context(browser, base_url, logged_in, console_errors, scheme="dark")
+    try:
+        page = dark.new_page()
+        page.goto("/chats/")
+        page.get_by_role("link", name="storefront", exact=True).click()
+        expect(page.locator(".live-dot.on")).to_have_count(1)
+        page.screenshot(path=str(SHOTS / "chat-dark.png"))
+    finally:
+        dark.close()
 
 
 def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_errors):

@@ -31,7 +31,13 @@ READY_LINE = "Crosstalk is running at"
 START_SECONDS = 20
 EXPECT_MS = 10_000
 
-SHOTS = ROOT / "docs" / "screenshots"
+# `UPDATE_SCREENSHOTS=1` rewrites the README's screenshots; otherwise they go to a temp dir,
+# so a test run leaves the clone as it was.
+SHOTS = (
+    ROOT / "docs" / "screenshots"
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1"
+    else Path(os.environ.get("TMPDIR", "/tmp")) / "crosstalk-screenshots"
+)
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -447,6 +453,7 @@ def showcase(context) -> None:
 def test_it_fits_a_phone_and_a_desktop_and_saves_the_screenshots(
     browser, base_url, logged_in, console_errors
 ):
+    SHOTS.mkdir(parents=True, exist_ok=True)
     setup = new_context(browser, base_url, logged_in, console_errors)
     try:
         showcase(setup)

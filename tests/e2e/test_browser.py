@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +37,7 @@ EXPECT_MS = 10_000
 SHOTS = (
     ROOT / "docs" / "screenshots"
     if os.environ.get("UPDATE_SCREENSHOTS") == "1"
-    else Path(os.environ.get("TMPDIR", "/tmp")) / "crosstalk-screenshots"
+    else Path(tempfile.gettempdir()) / "crosstalk-screenshots"
 )
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 pytestmark = pytest.mark.skipif(

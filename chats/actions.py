@@ -15,6 +15,8 @@ from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
 
 Status = Chat.Status
+# The worker of a turn opened by the hooks of a session the person runs themselves.
+ATTACHED = "attached:"
 
 
 def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
@@ -292,7 +294,10 @@ def do_reclaim_expired_turns(now, *, hold: Callable[[Chat], None]) -> int:
     """Fail the turns whose worker stopped renewing; the turns requested behind them
     may start. `hold(chat)` runs in the same transaction: peers passes
     peers.actions.hold_for_person, so the chat's messages wait for the person."""
-    expired = Turn.objects.filter(lease_expired(now), state=Turn.State.RUNNING)
+    # An attached session's turn has no worker to renew it: its hooks end it.
+    expired = Turn.objects.filter(lease_expired(now), state=Turn.State.RUNNING).exclude(
+        worker__startswith=ATTACHED
+    )
     reclaimed = 0
     for turn in expired.select_related("chat"):
         with transaction.atomic():
@@ -302,3 +307,66 @@ def do_reclaim_expired_turns(now, *, hold: Callable[[Chat], None]) -> int:
             events.wake_runners()
         reclaimed += 1
     return reclaimed
+
+
+# Attached sessions and hooks ---------------------------------------------------
+
+
+def do_rotate_agent_key(chat: Chat) -> str:
+    """A new agent key for the chat, shown once; the old one stops working at once."""
+    secret = keys.new_secret("cak")
+    chat.agent_key_digest = keys.digest(secret)
+    chat.save(update_fields=["agent_key_digest", "updated_at"])
+    return secret
+
+
+def do_set_session_id(chat: Chat, *, session_id: str) -> None:
+    if chat.session_id == session_id:
+        return
+    chat.session_id = session_id
+    chat.save(update_fields=["session_id", "updated_at"])
+    events.publish(chat.user_id, "chat", chat=chat.pk)
+
+
+def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> tuple[Turn, bool]:
+    """A session's prompt reached its agent (UserPromptSubmit / BeforeAgent): the
+    running turn, and whether it was opened here.
+
+    The runner's turn keeps what the runner set (only the person's prompt resets
+    the "without you" counters, and do_prompt did that); a session the person
+    runs themselves gets a turn of its own, opened here."""
+    with transaction.atomic():
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
+        turn = chat.turns.filter(state=Turn.State.RUNNING).first()
+        if turn is not None:
+            return turn, False
+        now = timezone.now()
+        Entry.objects.create(chat=chat, kind=Entry.Kind.PROMPT, text=prompt)
+        turn = Turn.objects.create(
+            chat=chat,
+            trigger=Turn.Trigger.PROMPT,
+            state=Turn.State.RUNNING,
+            prompt=prompt,
+            input=prompt,
+            chain=keys.new_id("chain"),
+            worker=f"{ATTACHED}{session_id}"[:100],
+            started_at=now,
+        )
+        chat.status, chat.last_ran_at, chat.last_asked = Status.RUNNING, now, prompt
+        chat.person_wrote_at = now
+        fields = ["status", "last_ran_at", "last_asked", "person_wrote_at", "updated_at"]
+        chat.save(update_fields=fields)
+        events.publish(chat.user_id, "entry", chat=chat.pk)
+        events.publish(chat.user_id, "chat", chat=chat.pk)
+    return turn, True
+
+
+def attached_turn(chat: Chat) -> Turn | None:
+    return chat.turns.filter(state=Turn.State.RUNNING, worker__startswith=ATTACHED).first()
+
+
+def do_cancel_runner_requests(chat: Chat, *, why: str) -> int:
+    """Wakes and send-ons not started yet: their messages went another way."""
+    return chat.turns.filter(
+        state=Turn.State.REQUESTED, trigger__in=[Turn.Trigger.WAKE, Turn.Trigger.SEND_ON]
+    ).update(state=Turn.State.CANCELLED, ended_at=timezone.now(), error=why)

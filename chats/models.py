@@ -51,6 +51,8 @@ class Chat(models.Model):
     # When the person last wrote to this chat; the "without you" limits count from here.
     person_wrote_at = models.DateTimeField(null=True, blank=True)
     agent_key_digest = models.CharField(max_length=64, unique=True)
+    # The CLI session this chat's agent runs in (its SessionStart hook, or a runner's turn).
+    session_id = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -16,6 +16,7 @@ urlpatterns = [
         name="peers-admin-metrics",
     ),
     path("", include("accounts.urls")),
+    path("", include("agents.urls")),
     path("", include("peers.urls_api")),
     path("", include("peers.urls")),
     path("", include("chats.urls")),

@@ -2,6 +2,7 @@
 
 from chats.api import api_path
 from peers import api_views
+from peers.hooks.views import HookApi
 
 AGENT = "api/v1/agent"
 AGENT_CHAT = rf"{AGENT}/chats/(?P<chat_id>[^/]+)"
@@ -19,6 +20,7 @@ urlpatterns = [
     api_path(f"{AGENT}/messages", api_views.agent_messages, name="api-agent-messages"),
     api_path(f"{AGENT}/inbox", api_views.agent_inbox, name="api-agent-inbox"),
     api_path(f"{AGENT}/inbox/seen", api_views.AgentSeenApi.as_view(), name="api-agent-inbox-seen"),
+    api_path(rf"{AGENT}/hooks/(?P<cli>[^/]+)", HookApi.as_view(), name="api-agent-hooks"),
     api_path(r"api/v1/chats/(?P<chat_id>[^/]+)", api_views.ChatApi.as_view(), name="api-chat"),
     api_path(
         r"api/v1/chats/(?P<chat_id>[^/]+)/stop",

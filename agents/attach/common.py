@@ -1,0 +1,87 @@
+"""What every CLI's attach config shares: the URLs, the hook command, the result type."""
+
+import json
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from chats.models import Chat
+
+SERVER = "crosstalk"
+TOOLS = ("ListChats", "ReadChat", "MessageChat")
+# How long a CLI waits for a hook before it gives up on it (seconds).
+HOOK_TIMEOUT = 30
+
+
+@dataclass(slots=True)
+class AttachConfig:
+    # Relative path → content. Attached: relative to the folder the session runs
+    # in. Hosted: relative to the runner's config folder (CODEX_HOME for Codex).
+    files: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    # Flags a headless turn adds to the CLI's command line.
+    argv_extra: list[str] = field(default_factory=list)
+    # The one line a person types to start an attached session.
+    one_liner: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def env_line(self) -> str:
+        return " ".join(f"{name}={shlex.quote(value)}" for name, value in self.env.items())
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    chat: Chat
+    key: str
+    base_url: str
+    hosted: bool
+    config_dir: Path | None
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.base_url}/mcp"
+
+    def hook_url(self, cli: str) -> str:
+        return f"{self.base_url}/api/v1/agent/hooks/{cli}"
+
+    def path(self, relative: str) -> str:
+        """A generated file as a flag names it."""
+        return str(self.config_dir / relative) if self.config_dir else relative
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"CROSSTALK_URL": self.base_url, "CROSSTALK_KEY": self.key}
+
+
+def hook_script() -> Path:
+    return Path(settings.BASE_DIR) / "bin" / "crosstalk-hook"
+
+
+def hook_command(cli: str) -> str:
+    """The shell line a CLI runs for a hook; CROSSTALK_URL/KEY come from its environment.
+
+    Run by this very interpreter with -I -S (no site, standard library only): the
+    `python3` a shebang finds may be a version manager's shim, ten times slower to start."""
+    python, script = shlex.quote(sys.executable), shlex.quote(str(hook_script()))
+    return f"{python} -I -S {script} {cli}"
+
+
+def as_json(data: dict) -> str:
+    return json.dumps(data, indent=2) + "\n"
+
+
+def write_files(config: AttachConfig, folder: Path) -> list[Path]:
+    """Write the config's files under `folder`; readable by their owner only (some hold the key)."""
+    written = []
+    for relative, content in config.files.items():
+        path = Path(folder) / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600, exist_ok=True)
+        path.chmod(0o600)
+        path.write_text(content)
+        written.append(path)
+    return written

@@ -1,0 +1,1 @@
+"""The hooks endpoints: Claude Code, Codex and Gemini call in at each step of a session."""

@@ -1,0 +1,87 @@
+"""What a hook does, event by event; the writes are chats.actions' and peers.actions'.
+
+A runner's turn is started and ended by the runner; a session the person runs
+in their own terminal has its turn opened at its prompt and ended as it
+finishes, here. With the switch off the status, last asked and last answered
+are still kept, and the agent gets nothing (no context, no block)."""
+
+from chats import actions as chat_actions
+from chats.models import Chat
+from peers.actions import (
+    answer_from_final_text,
+    deliver_as_finished,
+    deliver_between_steps,
+    send_on_queue,
+)
+from peers.framing import frame_all
+from peers.hooks.actions import do_attached_prompt
+from peers.hooks.clis import Cli
+from peers.hooks.payloads import Event, HookPayload
+
+PROMPT_LINE = (
+    "You can reach the other agent chats of your person through the `crosstalk` MCP "
+    "server: ListChats shows who is reachable, ReadChat reads a chat's latest entries, "
+    "MessageChat sends one a message. Messages from them arrive as <peer-message> blocks."
+)
+# A prompt that is one of our own blocks (Gemini sends an AfterAgent reason as a new
+# prompt) is not the person writing.
+OWN_BLOCK = "<peer-message "
+
+
+def handle(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    event = cli.event(payload.hook_event_name)
+    handler = HANDLERS.get(event)
+    return handler(cli, chat, payload) if handler else {}
+
+
+def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    chat_actions.do_set_session_id(chat, session_id=payload.session_id)
+    if not chat.peers or chat.from_outside:
+        return {}  # it sees no tools: no line about them either
+    return cli.context(payload.hook_event_name, PROMPT_LINE)
+
+
+def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    text = payload.person_prompt
+    if not text.startswith(OWN_BLOCK):
+        do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
+    return {}
+
+
+def after_step(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    if not chat.peers:
+        return {}
+    delivered = deliver_between_steps(chat)
+    return cli.context(payload.hook_event_name, frame_all(delivered)) if delivered else {}
+
+
+def finishing(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    if chat.peers and not payload.stop_hook_active:
+        delivered = deliver_as_finished(chat)
+        if delivered:
+            return cli.block(frame_all(delivered))
+    end_attached_turn(chat, final_text=payload.final_text)
+    return {}
+
+
+def session_end(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    end_attached_turn(chat, final_text="")
+    return {}
+
+
+def end_attached_turn(chat: Chat, *, final_text: str) -> None:
+    """A runner's turn is the runner's to end; an attached one ends as its agent finishes."""
+    turn = chat_actions.attached_turn(chat)
+    if turn is None or not chat_actions.do_finish_turn(turn, final_text=final_text):
+        return
+    answer_from_final_text(turn)
+    send_on_queue(chat)
+
+
+HANDLERS = {
+    Event.SESSION_START: session_start,
+    Event.PROMPT: prompt,
+    Event.AFTER_STEP: after_step,
+    Event.FINISHING: finishing,
+    Event.SESSION_END: session_end,
+}

@@ -1,0 +1,492 @@
+"""Sessions attached exactly as `agent_config --write` does, with the REAL CLIs.
+
+A live Crosstalk (`manage.py serve`, Daphne on a free port, its own SQLite file)
+and the fake model: the CLI starts in a folder holding the generated files; the
+fake sends another chat's message at the moment a step runs (or as the agent
+finishes), so what the CLI's next model request carried is asserted exactly."""
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from agents.attach import attach_config, write_files
+from chats.models import Chat
+from tests.agentcli.clis import claude_env, codex_env, gemini_env
+from tests.agentcli.fake_model import FakeModel
+from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_LINE = "Crosstalk is running at"
+START_SECONDS = 30
+
+
+@pytest.fixture
+def release_db_thread_connection() -> None:
+    """Overrides the suite's autouse fixture: this module never opens a connection."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Crosstalk:
+    """A live server and the REST calls the tests make to it."""
+
+    def __init__(self, url: str, env: dict, token: str):
+        self.url, self.env, self.token = url, env, token
+
+    def call(self, method: str, path: str, body=None, *, key: str | None = None) -> dict:
+        request = urllib.request.Request(  # noqa: S310 (our own server on 127.0.0.1)
+            self.url + path,
+            data=json.dumps(body).encode() if body is not None else None,
+            method=method,
+            headers={
+                "Authorization": f"Bearer {key or self.token}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            return json.loads(response.read())
+
+    def new_chat(self, name: str, agent: str) -> dict:
+        return self.call("POST", "/api/v1/chats", {"name": name, "agent": agent, "peers": True})
+
+    def send(self, sender_key: str, to: str, text: str) -> dict:
+        body = {"to": to, "text": text, "wait_seconds": 0}
+        return self.call("POST", "/api/v1/agent/messages", body, key=sender_key)
+
+    def message(self, message_id: str) -> dict:
+        return self.call("GET", f"/api/v1/messages/{message_id}")
+
+    def chat(self, chat_id: str) -> dict:
+        return self.call("GET", f"/api/v1/chats/{chat_id}")
+
+    def wait_for(self, check, what: str, timeout: float = 20):
+        deadline = time.monotonic() + timeout
+        while not (found := check()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"gave up after {timeout} s waiting for {what}")
+            time.sleep(0.05)
+        return found
+
+    def agent_config(self, chat: str, agent: str, folder: Path) -> str:
+        """What a person runs: writes the files and prints the environment line."""
+        out = manage(self.env, "agent_config", chat, "--agent", agent, "--write", str(folder))
+        line = next(line for line in out.splitlines() if line.startswith("Environment: "))
+        return line.split("CROSSTALK_KEY=")[1].split()[0]
+
+
+def manage(env: dict, *args: str) -> str:
+    done = subprocess.run(  # noqa: S603 (our own manage.py with fixed arguments)
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode:
+        pytest.fail(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def wait_until_ready(server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    seen = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(server.stdout, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0 and selector.select(left):
+            line = server.stdout.readline()
+            seen.append(line)
+            if READY_LINE in line:
+                return
+            if not line:
+                break
+    pytest.fail("the server did not start:\n" + "".join(seen))
+
+
+def stop(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    server.stdout.close()
+
+
+@pytest.fixture
+def crosstalk(tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    env |= {"DEMO_STEP_SECONDS": "0", "CROSSTALK_URL": url}
+    env.pop("REDIS_URL", None)
+    manage(env, "migrate", "--noinput", "-v0")
+    token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
+    server = subprocess.Popen(  # noqa: S603
+        [sys.executable, "manage.py", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        wait_until_ready(server)
+        yield Crosstalk(url, env, token)
+    finally:
+        stop(server)
+
+
+@pytest.fixture
+def sender(crosstalk):
+    """Another chat of the person (a demo agent) that ran once, so it can be answered."""
+    chat = crosstalk.new_chat("checkout", "demo")
+    crosstalk.call("POST", f"/api/v1/chats/{chat['id']}/prompts", {"text": "hello"})
+    crosstalk.wait_for(lambda: crosstalk.chat(chat["id"])["last_ran_at"], "checkout to run")
+    return chat
+
+
+def has_mcp(crosstalk) -> bool:
+    request = urllib.request.Request(crosstalk.url + "/mcp", method="POST", data=b"{}")  # noqa: S310
+    try:
+        urllib.request.urlopen(request, timeout=10)  # noqa: S310
+    except urllib.error.HTTPError as error:
+        return error.code != 404
+    return True
+
+
+class Messenger(FakeModel):
+    """The fake model, which also sends a peer message when a request matches."""
+
+    def __init__(self):
+        super().__init__()
+        self.triggers: list = []  # [(predicate(request), send())], each fired once
+
+    def record(self, request) -> None:
+        super().record(request)
+        body = json.dumps(request.body or {})
+        for trigger in list(self.triggers):
+            when, action = trigger
+            if request.body and request.body.get("tools") is not None and when(body):
+                self.triggers.remove(trigger)
+                action()
+
+
+@pytest.fixture
+def messenger():
+    with Messenger() as fake:
+        yield fake
+
+
+def block_of(message: dict) -> str:
+    return f'<peer-message id="{message["id"]}"'
+
+
+# Claude Code ------------------------------------------------------------------
+
+
+def test_it_takes_messages_between_steps_and_as_finished_in_claude(
+    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    attached = crosstalk.new_chat("api-claude", "claude-code")
+    crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
+    sent = {}
+
+    def send(name, text):
+        return lambda: sent.setdefault(
+            name, crosstalk.send(sender["agent_key"], attached["id"], text)
+        )
+
+    # While the shell step runs (the first model call has just answered with it).
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send("step", "MSG-STEP")))
+    # As it is about to finish: the call after the shell step's result.
+    answer = "[[say It listens on 8080.]]"
+    messenger.triggers.append((lambda body: "SLEPT-2" in body, send("stop", f"MSG-STOP {answer}")))
+
+    prompt = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say first part done]]"
+    run = claude_turn(
+        claude_cli,
+        messenger,
+        cli_home,
+        cli_workdir,
+        prompt,
+        "--permission-mode",
+        "bypassPermissions",
+    )
+
+    assert run.final == "It listens on 8080.", run.describe()
+    step, stop_message = (
+        crosstalk.message(sent["step"]["id"]),
+        crosstalk.message(sent["stop"]["id"]),
+    )
+    assert (step["state"], step.get("path", step["detail"])) == ("delivered", "between_steps")
+    assert stop_message.get("path", stop_message["detail"]) == "as_finished"
+    calls = messenger.model_calls("anthropic")
+    after_step = json.dumps(calls[1].body)
+    assert "SLEPT-2" in after_step and block_of(step).replace('"', '\\"') in after_step
+    assert "Stop hook feedback" in json.dumps(calls[-1].body)
+    chat = crosstalk.chat(attached["id"])
+    assert (chat["status"], chat["last_answered"]) == ("idle", "It listens on 8080.")
+    assert chat["last_asked"] == prompt
+    assert messenger.saw("ListChats shows who is reachable")  # the SessionStart prompt line
+    answer_id = crosstalk.message(sent["stop"]["id"])["answer"]
+    assert crosstalk.message(answer_id)["text"] == "It listens on 8080."
+    assert crosstalk.message(answer_id)["to_chat"] == sender["id"]
+
+
+def message_chat(crosstalk, to: dict, text: str) -> str:
+    """A prompt that sends `text` to `to` with MessageChat. `to` is stopped first: its
+    answer would otherwise race the end of the turn (and, rightly, keep it going)."""
+    crosstalk.call("POST", f"/api/v1/chats/{to['id']}/stop")
+    args = json.dumps({"to": to["id"], "text": text, "waitSeconds": 0})
+    return f"[[call MessageChat {args}]]\n[[say sent it]]"
+
+
+def sent_texts(crosstalk, chat_id: str) -> list[str]:
+    items = crosstalk.call("GET", f"/api/v1/messages?chat={chat_id}")["items"]
+    return [m["text"] for m in items if m["from_chat"] == chat_id]
+
+
+def test_it_connects_claude_to_the_crosstalk_mcp_server(
+    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    if not has_mcp(crosstalk):
+        pytest.skip("no MCP server at /mcp on this branch yet (branch h-mcp)")
+    attached = crosstalk.new_chat("api-claude", "claude-code")
+    crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
+
+    run = claude_turn(
+        claude_cli, messenger, cli_home, cli_workdir, message_chat(crosstalk, sender, "MCP-HELLO")
+    )
+
+    init = next(e for e in run.events if e.get("subtype") == "init")
+    servers = {s["name"]: s["status"] for s in init["mcp_servers"]}
+    assert servers.get("crosstalk") == "connected", run.describe()
+    assert run.final == "sent it", run.describe()
+    assert sent_texts(crosstalk, attached["id"]) == ["MCP-HELLO"]
+
+
+# Codex and Gemini ---------------------------------------------------------------
+
+
+def run_codex(cli, fake, crosstalk, key, home, workdir, prompt):
+    """Codex as the person starts it in the folder (the one-liner), on the fake provider."""
+    env = codex_env(fake, home) | {
+        "CODEX_HOME": str(workdir / ".crosstalk" / "codex"),
+        "CROSSTALK_URL": crosstalk.url,
+        "CROSSTALK_KEY": key,
+    }
+    provider = (
+        f'{{name="fake", base_url="{fake.url}/v1", wire_api="responses", '
+        'env_key="CROSSTALK_FAKE_OPENAI_KEY", request_max_retries=1, stream_max_retries=1}'
+    )
+    flags = ["-c", f"model_providers.fake={provider}", "-c", 'model_provider="fake"']
+    flags += ["-c", 'model="gpt-fake"', "-c", 'approval_policy="never"']
+    flags += ["-c", 'sandbox_mode="danger-full-access"', "-c", "features.plugins=false"]
+    flags += ["--dangerously-bypass-hook-trust"]
+    return codex_turn(cli, fake, home, workdir, prompt, *flags, env=env)
+
+
+def run_gemini(cli, fake, crosstalk, key, home, workdir, prompt):
+    env = gemini_env(fake, home) | {"CROSSTALK_URL": crosstalk.url, "CROSSTALK_KEY": key}
+    return gemini_turn(cli, fake, home, workdir, prompt, env=env)
+
+
+RUNS = {"codex": (run_codex, "openai"), "gemini": (run_gemini, "gemini")}
+
+
+@pytest.fixture(params=["codex", "gemini"])
+def other_cli(request):
+    fixture = {"codex": "codex_cli", "gemini": "gemini_cli"}[request.param]
+    return request.param, request.getfixturevalue(fixture)
+
+
+def test_it_takes_a_message_between_steps_in_codex_and_gemini(
+    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    agent, cli = other_cli
+    run_cli, api = RUNS[agent]
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    sent = {}
+
+    def send():
+        sent["step"] = crosstalk.send(sender["agent_key"], attached["id"], "MSG-STEP")
+
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send))
+    prompt = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say all done]]"
+
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
+
+    assert run.final == "all done", run.describe()
+    step = crosstalk.message(sent["step"]["id"])
+    assert (step["state"], step.get("path", step["detail"])) == ("delivered", "between_steps")
+    bodies = [json.dumps(call.body) for call in messenger.model_calls(api)]
+    later = [body for body in bodies if "SLEPT-2" in body]
+    # The next model request carried the block (Gemini escapes hook context's < and >).
+    assert later and "peer-message id=" in later[0] and step["id"] in later[0]
+    chat = crosstalk.chat(attached["id"])
+    assert (chat["status"], chat["last_answered"]) == ("idle", "all done")
+
+
+def test_it_keeps_codex_and_gemini_going_with_a_message_as_they_finish(
+    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    agent, cli = other_cli
+    run_cli, api = RUNS[agent]
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    sent = {}
+
+    def send():
+        text = "MSG-STOP [[say It listens on 8080.]]"
+        sent["stop"] = crosstalk.send(sender["agent_key"], attached["id"], text)
+
+    # The model call after the step's result: its answer is the last; then Stop.
+    messenger.triggers.append((lambda body: "SLEPT-2" in body, send))
+    prompt = "[[bash printf 'SLEPT-%s' 2]]\n[[say first part done]]"
+
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
+
+    assert run.final and run.final.endswith("It listens on 8080."), run.describe()
+    message = crosstalk.message(sent["stop"]["id"])
+    assert (message["state"], message.get("path", message["detail"])) == (
+        "delivered",
+        "as_finished",
+    )
+    chat = crosstalk.chat(attached["id"])
+    assert chat["status"] == "idle" and chat["last_asked"] == prompt
+    assert chat["last_answered"].endswith("It listens on 8080.")
+    answer = crosstalk.message(message["answer"])
+    assert answer["to_chat"] == sender["id"] and answer["text"].endswith("It listens on 8080.")
+
+
+def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
+    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    if not has_mcp(crosstalk):
+        pytest.skip("no MCP server at /mcp on this branch yet (branch h-mcp)")
+    agent, cli = other_cli
+    run_cli, api = RUNS[agent]
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+
+    prompt = message_chat(crosstalk, sender, "MCP-HI")
+    run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
+
+    assert run.final == "sent it", run.describe()
+    assert messenger.saw("MessageChat", api)  # the tool was offered: the server connected
+    assert sent_texts(crosstalk, attached["id"]) == ["MCP-HI"]
+
+
+# Hosted: attach_config(hosted=True), as the runner uses it --------------------------
+# The files go in a folder of their own (never the chat's); the flags and environment
+# load them, and a message sent while a step runs reaches the next model request.
+
+HOSTED_STEP = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say all done]]"
+CODEX_FLAGS = [
+    "-c", 'model_provider="fake"', "-c", 'model="gpt-fake"', "-c", 'approval_policy="never"',
+    "-c", 'sandbox_mode="danger-full-access"', "-c", "features.plugins=false",
+]  # fmt: skip
+
+
+@pytest.fixture
+def config_dir():
+    """Like the runner's, under var/: Gemini skips a settings file below a folder others
+    may write to (such as /tmp)."""
+    (ROOT / "var").mkdir(exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="test-hosted-", dir=ROOT / "var"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def hosted(agent: str, key: str, url: str, folder):
+    config = attach_config(Chat(peers=True), agent, key=key, base_url=url, hosted=True,
+                           config_dir=folder)  # fmt: skip
+    write_files(config, folder)
+    return config
+
+
+def run_hosted_claude(cli, fake, config, folder, home, workdir, prompt):
+    env = claude_env(fake, home) | config.env
+    flags = [*config.argv_extra, "--permission-mode", "bypassPermissions"]
+    return claude_turn(cli, fake, home, workdir, prompt, *flags, env=env)
+
+
+def run_hosted_codex(cli, fake, config, folder, home, workdir, prompt):
+    provider = (
+        f'{{name="fake", base_url="{fake.url}/v1", wire_api="responses", '
+        'env_key="CROSSTALK_FAKE_OPENAI_KEY", request_max_retries=1, stream_max_retries=1}'
+    )
+    flags = ["-c", f"model_providers.fake={provider}", *CODEX_FLAGS, *config.argv_extra]
+    env = codex_env(fake, home) | config.env | {"CODEX_HOME": str(folder)}
+    return codex_turn(cli, fake, home, workdir, prompt, *flags, env=env)
+
+
+def run_hosted_gemini(cli, fake, config, folder, home, workdir, prompt):
+    env = gemini_env(fake, home) | config.env
+    return gemini_turn(cli, fake, home, workdir, prompt, *config.argv_extra, env=env)
+
+
+HOSTED_RUNS = {
+    "claude-code": ("claude_cli", run_hosted_claude, "anthropic"),
+    "codex": ("codex_cli", run_hosted_codex, "openai"),
+    "gemini": ("gemini_cli", run_hosted_gemini, "gemini"),
+}
+
+
+@pytest.fixture(params=list(HOSTED_RUNS))
+def hosted_cli(request):
+    fixture, run, api = HOSTED_RUNS[request.param]
+    return request.param, request.getfixturevalue(fixture), run, api
+
+
+def test_it_configures_a_hosted_turn_that_takes_a_message_between_steps(
+    hosted_cli, messenger, crosstalk, sender, cli_home, cli_workdir, config_dir
+):
+    agent, cli, run, api = hosted_cli
+    chat = crosstalk.new_chat(f"hosted-{agent}", agent)
+    config = hosted(agent, chat["agent_key"], crosstalk.url, config_dir)
+    sent = {}
+
+    def send():
+        sent["step"] = crosstalk.send(sender["agent_key"], chat["id"], "MSG-HOSTED")
+
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send))
+
+    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, HOSTED_STEP)
+
+    assert result.final == "all done", result.describe()
+    assert list(cli_workdir.iterdir()) == []  # nothing written into the chat's folder
+    step = crosstalk.message(sent["step"]["id"])
+    assert step.get("path", step["detail"]) == "between_steps"
+    later = [json.dumps(c.body) for c in messenger.model_calls(api)]
+    assert any("SLEPT-2" in body and step["id"] in body for body in later)
+
+
+def test_it_connects_a_hosted_turn_to_the_crosstalk_mcp_server(
+    hosted_cli, messenger, crosstalk, sender, cli_home, cli_workdir, config_dir
+):
+    if not has_mcp(crosstalk):
+        pytest.skip("no MCP server at /mcp on this branch yet (branch h-mcp)")
+    agent, cli, run, api = hosted_cli
+    chat = crosstalk.new_chat(f"hosted-{agent}", agent)
+    config = hosted(agent, chat["agent_key"], crosstalk.url, config_dir)
+
+    prompt = message_chat(crosstalk, sender, "HI")
+    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, prompt)
+
+    assert result.final == "sent it", result.describe()
+    assert sent_texts(crosstalk, chat["id"]) == ["HI"]

@@ -243,12 +243,16 @@ def do_stop_chat(chat: Chat) -> Chat:
     return chat
 
 
-def do_recover_interrupted_turns() -> int:
-    """After a restart of the only runner: turns left running can never finish."""
+def do_recover_interrupted_turns(*, hold: Callable[[Chat], None]) -> int:
+    """After a restart of the only runner (the embedded default): the turns it left
+    running can never finish. Attached sessions' turns are their hooks' to end.
+    `hold(chat)` keeps the chat's messages for the person, as for any failed turn."""
     with transaction.atomic():
-        stuck = list(Turn.objects.filter(state=Turn.State.RUNNING).select_related("chat"))
+        stuck = Turn.objects.filter(state=Turn.State.RUNNING).exclude(worker__startswith=ATTACHED)
+        stuck = list(stuck.select_related("chat"))
         for turn in stuck:
-            do_fail_turn(turn, error="Crosstalk restarted while this turn ran.")
+            if do_fail_turn(turn, error="Crosstalk restarted while this turn ran."):
+                hold(turn.chat)
         Chat.objects.filter(status=Status.WAITING).update(status=Status.IDLE)
     return len(stuck)
 

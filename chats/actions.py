@@ -15,6 +15,8 @@ from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
 
 Status = Chat.Status
+# The worker of a turn opened by the hooks of a session the person runs themselves.
+ATTACHED = "attached:"
 
 
 def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
@@ -168,29 +170,6 @@ def do_add_entry(
     return entry
 
 
-def do_set_entry_text(entry: Entry, *, text: str) -> None:
-    """A CLI's answer as it grows: one entry, rewritten (the runner coalesces deltas)."""
-    entry.text = text
-    entry.save(update_fields=["text"])
-    events.publish(entry.chat.user_id, "entry", chat=entry.chat_id)
-
-
-def do_issue_turn_key(turn: Turn) -> str:
-    """A key that acts as the chat while this turn runs, for a hosted CLI (shown to it only)."""
-    secret = keys.new_secret("cak")
-    turn.key_digest = keys.digest(secret)
-    turn.save(update_fields=["key_digest"])
-    return secret
-
-
-def do_record_run(
-    turn: Turn, *, exit_code: int | None, duration_seconds: float, cost_usd: float | None
-) -> None:
-    """What the agent's process reported, kept on the turn whichever way it ended."""
-    turn.exit_code, turn.duration_seconds, turn.cost_usd = exit_code, duration_seconds, cost_usd
-    turn.save(update_fields=["exit_code", "duration_seconds", "cost_usd"])
-
-
 def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> bool:
     """End a turn that ran to its end; False when the person stopped it meanwhile."""
     with transaction.atomic():
@@ -278,12 +257,16 @@ def do_stop_chat(chat: Chat) -> Chat:
     return chat
 
 
-def do_recover_interrupted_turns() -> int:
-    """After a restart of the only runner: turns left running can never finish."""
+def do_recover_interrupted_turns(*, hold: Callable[[Chat], None]) -> int:
+    """After a restart of the only runner (the embedded default): the turns it left
+    running can never finish. Attached sessions' turns are their hooks' to end.
+    `hold(chat)` keeps the chat's messages for the person, as for any failed turn."""
     with transaction.atomic():
-        stuck = list(Turn.objects.filter(state=Turn.State.RUNNING).select_related("chat"))
+        stuck = Turn.objects.filter(state=Turn.State.RUNNING).exclude(worker__startswith=ATTACHED)
+        stuck = list(stuck.select_related("chat"))
         for turn in stuck:
-            do_fail_turn(turn, error="Crosstalk restarted while this turn ran.")
+            if do_fail_turn(turn, error="Crosstalk restarted while this turn ran."):
+                hold(turn.chat)
         Chat.objects.filter(status=Status.WAITING).update(status=Status.IDLE)
     return len(stuck)
 
@@ -329,7 +312,10 @@ def do_reclaim_expired_turns(now, *, hold: Callable[[Chat], None]) -> int:
     """Fail the turns whose worker stopped renewing; the turns requested behind them
     may start. `hold(chat)` runs in the same transaction: peers passes
     peers.actions.hold_for_person, so the chat's messages wait for the person."""
-    expired = Turn.objects.filter(lease_expired(now), state=Turn.State.RUNNING)
+    # An attached session's turn has no worker to renew it: its hooks end it.
+    expired = Turn.objects.filter(lease_expired(now), state=Turn.State.RUNNING).exclude(
+        worker__startswith=ATTACHED
+    )
     reclaimed = 0
     for turn in expired.select_related("chat"):
         with transaction.atomic():
@@ -342,8 +328,6 @@ def do_reclaim_expired_turns(now, *, hold: Callable[[Chat], None]) -> int:
 
 
 # Attached sessions and hooks ---------------------------------------------------
-
-ATTACHED = "attached:"
 
 
 def do_rotate_agent_key(chat: Chat) -> str:

@@ -11,6 +11,8 @@ the socket or with the response."""
 
 from django import forms
 from django.contrib.auth.mixins import LoginRequiredMixin
+from django.db.models import Case, F, When
+from django.db.models.functions import Lower
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views import View
@@ -83,6 +85,13 @@ def account_chats(user) -> list[Chat]:
     return list(Chat.objects.filter(user=user).order_by("name"))
 
 
+def chat_cards(user) -> list[Chat]:
+    """The chat list: running chats first, then the most recently run, then by name."""
+    running = Case(When(status=Chat.Status.RUNNING, then=0), default=1)
+    chats = Chat.objects.filter(user=user)
+    return list(chats.order_by(running, F("last_ran_at").desc(nulls_last=True), Lower("name")))
+
+
 class ChatListView(LoginRequiredMixin, View):
     template_name = "chats/list.html"
 
@@ -103,13 +112,13 @@ class ChatListView(LoginRequiredMixin, View):
         return self.show(request, form)
 
     def show(self, request: HttpRequest, form: NewChatForm) -> HttpResponse:
-        context = {"chats": account_chats(request.user), "form": form}
+        context = {"chats": chat_cards(request.user), "form": form}
         return render(request, self.template_name, context)
 
 
 class ChatRowsView(LoginRequiredMixin, View):
     def get(self, request: HttpRequest) -> HttpResponse:
-        context = {"chats": account_chats(request.user)}
+        context = {"chats": chat_cards(request.user)}
         return render(request, "chats/list.html#rows", context)
 
 

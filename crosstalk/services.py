@@ -19,6 +19,7 @@ from agents.dbthread import in_db_thread
 from agents.runner import TurnRunner, default_worker_id
 from chats import events
 from chats.actions import do_recover_interrupted_turns
+from peers.actions import hold_for_person
 from peers.mcp.http import run_mcp_session_manager
 
 logger = logging.getLogger(__name__)
@@ -31,7 +32,7 @@ RESTART_SECONDS = 5
 async def run_in_process_runner() -> None:
     # This process is the only runner (the embedded default): turns left
     # running by its previous life can never finish.
-    recovered = await in_db_thread(do_recover_interrupted_turns)()
+    recovered = await in_db_thread(do_recover_interrupted_turns)(hold=hold_for_person)
     if recovered:
         logger.info("Failed %s turns interrupted by a restart.", recovered)
     await TurnRunner(default_worker_id("web")).run_forever()

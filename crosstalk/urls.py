@@ -3,10 +3,18 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import chats.api
+from peers.admin_page import views as peers_admin
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/chats/", permanent=False)),
     path("django-admin/", admin.site.urls),
+    # Staff only; with or without the trailing slash, never a redirect (CONTRACT.md).
+    re_path(r"^internal/admin/peers/?$", peers_admin.admin_page, name="peers-admin"),
+    re_path(
+        r"^internal/admin/peers/metrics\.json/?$",
+        peers_admin.metrics_json,
+        name="peers-admin-metrics",
+    ),
     path("", include("accounts.urls")),
     path("", include("agents.urls")),
     path("", include("peers.urls_api")),

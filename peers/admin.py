@@ -1,39 +1,103 @@
-"""Django admin for peers: messages and activity read-only; limits editable
-through peers.actions.do_set_limits (validated like `peer_limits`)."""
+"""Django admin for peers: chats, messages and activity read-only (each changelist a
+constant number of queries); limits editable through peers.actions.do_set_limits."""
 
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
-from chats.admin import ReadOnlyAdmin
+from chats.admin import ChatAdmin, ReadOnlyAdmin
+from chats.models import Chat
 from peers.actions import do_set_limits
 from peers.limits import NAMES
 from peers.models import Activity, Limits, PeerMessage
+
+# Which activity rows tell a message's story, and what each says happened.
+HISTORY_ACTIONS = {
+    Activity.Action.MESSAGE: "sent",
+    Activity.Action.DELIVERY: "delivered",
+    Activity.Action.CANCEL: "cancelled",
+}
+
+admin.site.unregister(Chat)
+
+
+@admin.register(Chat)
+class PeersChatAdmin(ChatAdmin):
+    list_display = [
+        "name",
+        "user",
+        "repository",
+        "branch",
+        "agent",
+        "status",
+        "peers",
+        "origin",
+        "last_ran_at",
+    ]
+    list_select_related = ["user"]
+    search_fields = ["id", "name", "repository", "branch", "user__username"]
+    date_hierarchy = "last_ran_at"
 
 
 @admin.register(PeerMessage)
 class PeerMessageAdmin(ReadOnlyAdmin):
     list_display = [
         "id",
-        "state",
-        "reason",
-        "path",
+        "created_at",
+        "user",
         "from_chat",
         "to_chat",
         "sent_by",
-        "created_at",
+        "state",
+        "path",
+        "reason",
+        "woke",
+        "seconds_to_deliver",
     ]
-    list_filter = ["state", "reason", "path", "sent_by"]
-    list_select_related = ["from_chat", "to_chat"]
-    search_fields = ["id", "text", "exchange", "chain"]
+    list_filter = ["state", "path", "reason", "sent_by", "woke"]
+    list_select_related = ["user", "from_chat", "to_chat"]
+    search_fields = ["id", "text", "exchange", "chain", "from_chat__name", "to_chat__name"]
     date_hierarchy = "created_at"
+    readonly_fields = ["state_history"]
+    show_full_result_count = False  # an exact COUNT of a large table on every page costs
+
+    @admin.display(description="seconds to deliver")
+    def seconds_to_deliver(self, message: PeerMessage) -> str:
+        if message.delivered_at is None:
+            return "—"
+        return f"{(message.delivered_at - message.created_at).total_seconds():.2f}"
+
+    @admin.display(description="state history")
+    def state_history(self, message: PeerMessage) -> str:
+        """What the data keeps: the activity rows of the message, then where it stands now."""
+        rows = Activity.objects.filter(message=message, action__in=list(HISTORY_ACTIONS))
+        steps = [
+            (row.created_at, HISTORY_ACTIONS[row.action], row.detail)
+            for row in rows.order_by("created_at", "id")
+        ]
+        now = message.path or message.reason or message.note
+        steps.append((message.state_changed_at, f"now {message.get_state_display()}", now))
+        return format_html(
+            "<table><tr><th>When</th><th>What</th><th>Detail</th></tr>{}</table>",
+            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", steps),
+        )
 
 
 @admin.register(Activity)
 class ActivityAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "action", "chat", "target", "message", "detail"]
+    list_display = ["created_at", "action", "user", "chat", "target", "message_link", "detail"]
     list_filter = ["action"]
-    list_select_related = ["chat", "target"]
-    search_fields = ["detail", "message__id"]
+    list_select_related = ["user", "chat", "target"]
+    search_fields = ["detail", "message__id", "chat__name", "target__name", "user__username"]
     date_hierarchy = "created_at"
+    show_full_result_count = False
+
+    @admin.display(description="message", ordering="message")
+    def message_link(self, row: Activity) -> str:
+        if row.message_id is None:
+            return "—"
+        url = reverse("admin:peers_peermessage_change", args=[row.message_id])
+        return format_html('<a href="{}">{}</a>', url, row.message_id)
 
 
 @admin.register(Limits)

@@ -25,17 +25,26 @@ def reach_since(limits=None):
     return timezone.now() - timedelta(hours=limits.reach_hours)
 
 
-def is_reachable(chat: Chat, *, since) -> bool:
-    return chat.peers and chat.last_ran_at is not None and chat.last_ran_at >= since
+def is_reachable(chat: Chat, *, since, switching_on: bool = False) -> bool:
+    """THE rule of who can be messaged, by an agent or the person: switched on (or being
+    switched on by a connect) and ran within the reach window. Every list a page offers
+    (offered_chats) and every send and connect check use it."""
+    switched_on = chat.peers or switching_on
+    return switched_on and chat.last_ran_at is not None and chat.last_ran_at >= since
+
+
+def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:
+    """The account's other chats `is_reachable` lets this chat reach now, newest run first;
+    with `switching_on` (Connect) the ones a connect may switch on."""
+    chats = Chat.objects.filter(user_id=chat.user_id, last_ran_at__gte=reach_since())
+    if not switching_on:
+        chats = chats.filter(peers=True)
+    return list(chats.exclude(pk=chat.pk).order_by("-last_ran_at"))
 
 
 def reachable_chats(chat: Chat) -> list[Chat]:
     """Other chats of the account this chat could message now."""
-    return list(
-        Chat.objects.filter(user_id=chat.user_id, peers=True, last_ran_at__gte=reach_since())
-        .exclude(pk=chat.pk)
-        .order_by("-last_ran_at")
-    )
+    return offered_chats(chat)
 
 
 def takes_part(chat: Chat) -> bool:
@@ -117,25 +126,13 @@ def access_message(user, message_id: str) -> PeerMessage | None:
     )
 
 
-def account_activity(user, chat: Chat | None = None):
+def account_activity(user, chat: Chat | None = None, *, action: str | None = None):
     """Newest first; a chat's filter matches rows whose chat, target or message involves it."""
     rows = Activity.objects.filter(user=user).select_related("chat", "target")
+    if action:
+        rows = rows.filter(action=action)
     if chat is not None:
         rows = rows.filter(
             Q(chat=chat) | Q(target=chat) | Q(message__from_chat=chat) | Q(message__to_chat=chat)
         )
     return rows.order_by("-created_at", "-id")
-
-
-def recent_chats(chat: Chat, *, since) -> list[Chat]:
-    """The account's other chats that ran since then, switched on or not (Connect a chat)."""
-    return list(
-        Chat.objects.filter(user_id=chat.user_id, last_ran_at__gte=since)
-        .exclude(pk=chat.pk)
-        .order_by("-last_ran_at")
-    )
-
-
-def switched_on_chats(chat: Chat) -> list[Chat]:
-    """The account's other chats that take part (the person may write to any of them)."""
-    return list(Chat.objects.filter(user_id=chat.user_id, peers=True).exclude(pk=chat.pk))

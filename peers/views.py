@@ -6,7 +6,9 @@ conversation are chats' views, extended here (peers sits above chats), so a
 peer_in / peer_out entry renders as a live card. Another account's chat or
 message answers 404, exactly like a missing one."""
 
+import re
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages as flash
@@ -30,62 +32,95 @@ from peers.actions import (
     do_set_peers,
 )
 from peers.limits import current_limits
-from peers.models import PeerMessage
+from peers.models import Activity, PeerMessage
 from peers.selectors import (
     access_message,
     account_activity,
     messages_of_chat,
-    reach_since,
-    recent_chats,
-    switched_on_chats,
+    offered_chats,
 )
 from peers.serializers import words
 
+HELD = PeerMessage.Reason.HELD
+
 CARD_TEMPLATE = "peers/_card.html"
 TAB_TEMPLATE = "peers/_tab.html"
+LIVE_OOB_TEMPLATE = "peers/_live_oob.html"
 MESSAGES_SHOWN = 200
 ACTIVITY_PER_PAGE = 50
 # The group of messages between this chat and the person themselves.
 YOU = "you"
 CANCELLABLE = {PeerMessage.State.PENDING, PeerMessage.State.QUEUED}
+RELATED = ("from_chat", "to_chat", "reply_to", "answer", "answer__from_chat", "answer__to_chat")
 
 
-# Cards in the conversation --------------------------------------------------
+# One card per message, in the conversation and the Peers tab -------------------
 
 
 def present(message: PeerMessage, chat: Chat) -> PeerMessage:
-    """Attach what the templates show, as seen from `chat`."""
+    """Attach what the card shows, as seen from `chat`."""
     message.words = words(message)
     message.outgoing = message.from_chat_id == chat.pk
     message.other = message.to_chat if message.outgoing else message.from_chat
+    message.other_name = message.other.name if message.other else "you"
     message.peer_key = message.other.pk if message.other else YOU
+    message.held = message.state == PeerMessage.State.QUEUED and message.reason == HELD
     message.cancellable = message.state in CANCELLABLE
-    message.author = author(message, chat)
+    message.author = author(message)
+    message.is_answer = bool(message.reply_to_id) and message.reply_to.answer_id == message.pk
+    message.answer_shown = present_answer(message.answer, chat) if message.answer_id else None
     return message
 
 
-def author(message: PeerMessage, chat: Chat) -> str:
-    """Who wrote it, seen from `chat`; one sent in a chat's name never reads as its agent."""
+def present_answer(answer: PeerMessage, chat: Chat) -> PeerMessage:
+    answer.words = words(answer)
+    answer.cancellable = answer.state in CANCELLABLE
+    return answer
+
+
+def author(message: PeerMessage) -> str:
+    """Who wrote it; one the person sent in a chat's name reads "You, as that chat"."""
+    if message.from_chat is None:
+        return "You"
     if message.sent_by == PeerMessage.SentBy.PERSON:
-        if message.from_chat is None:
-            return "You"
-        return "You, as this chat" if message.outgoing else f"You, as {message.from_chat.name}"
-    return "This chat" if message.outgoing else message.from_chat.name
+        return f"You, as {message.from_chat.name}"
+    return message.from_chat.name
 
 
 def attach_messages(entries: list[Entry], chat: Chat) -> None:
-    """Every card's message in one query; an entry whose message is gone keeps its text."""
+    """Every card's message in one query; an answer shows inside the card it answers, so
+    its own entry is hidden, and so is the agent's line that repeats it."""
     ids = {entry.message_id for entry in entries if entry.message_id}
     found = (
-        PeerMessage.objects.filter(user_id=chat.user_id)
-        .select_related("from_chat", "to_chat", "reply_to", "answer")
-        .in_bulk(ids)
+        PeerMessage.objects.filter(user_id=chat.user_id).select_related(*RELATED).in_bulk(ids)
         if ids
         else {}
     )
+    answers = []
     for entry in entries:
         message = found.get(entry.message_id)
         entry.message = present(message, chat) if message else None
+        entry.hidden = bool(message and message.is_answer and message.reply_to_id in found)
+        if entry.message and entry.message.answer_shown:
+            answers.append(entry.message.answer_shown)
+    hide_repeated_answers(entries, answers)
+
+
+def hide_repeated_answers(entries: list[Entry], answers: list[PeerMessage]) -> None:
+    """An agent line that says "X answered: <the answer>" or "… got X's message "<its first
+    line>"" repeats what the answer's card shows (the demo agent says both)."""
+    for entry in entries:
+        if entry.kind != Entry.Kind.ANSWER:
+            continue
+        text = entry.text
+        for answer in answers:
+            text = re.sub(rf"(?m)^[^\n]* answered: {re.escape(answer.text)}\s*$", "", text)
+            first = (answer.text.strip().splitlines() or [""])[0][:199]
+            said = rf"(?m)^[^\n]* got [^\n]*message \"{re.escape(first)}[^\n]*$\n?"
+            text = re.sub(said, "", text)
+        if text != entry.text:
+            entry.shown_text = text.strip()
+            entry.hidden = not entry.shown_text
 
 
 class PeerCardsMixin:
@@ -96,7 +131,13 @@ class PeerCardsMixin:
 
 
 class ConversationView(PeerCardsMixin, chat_views.ConversationView):
-    pass
+    """The conversation, and with it the Peers tab's parts: one read, one state per message."""
+
+    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
+        context = {**super().get_context(request, chat), **tab_context(request, chat)}
+        context["send_to"] = request.GET.get("to", "")
+        context["connect_other"] = request.GET.get("other", "")
+        return {**context, "live_extra_template": LIVE_OOB_TEMPLATE}
 
 
 class ChatPageView(PeerCardsMixin, chat_views.ChatPageView):
@@ -105,7 +146,8 @@ class ChatPageView(PeerCardsMixin, chat_views.ChatPageView):
     template_name = "peers/chat.html"
 
     def get_context(self, request: HttpRequest, chat: Chat) -> dict:
-        return {**super().get_context(request, chat), **tab_context(request, chat)}
+        context = {**super().get_context(request, chat), **tab_context(request, chat)}
+        return {**context, "live_extra_template": LIVE_OOB_TEMPLATE}
 
 
 # The Peers tab ----------------------------------------------------------------
@@ -129,12 +171,20 @@ class PeerGroup:
     other: Chat | None
     messages: list[PeerMessage] = field(default_factory=list)
 
+    @property
+    def count(self) -> int:
+        return len(self.messages) + sum(1 for m in self.messages if m.answer_shown)
+
 
 def group_messages(chat: Chat, messages: list[PeerMessage]) -> list[PeerGroup]:
-    """By the other chat (or the person), newest group first, newest message first."""
+    """By the other chat (or the person), newest group first, newest message first; an
+    answer sits inside the card of the message it answers, never on its own."""
+    shown = {message.pk for message in messages}
     groups: dict[str, PeerGroup] = {}
     for message in messages:
         present(message, chat)
+        if message.is_answer and message.reply_to_id in shown:
+            continue
         group = groups.setdefault(message.peer_key, PeerGroup(message.peer_key, message.other))
         group.messages.append(message)
     return list(groups.values())
@@ -148,18 +198,17 @@ def tab_context(
     send_form: SendForm | None = None,
     **extra,
 ) -> dict:
-    peer = request.GET.get("peer", "")
-    limits = current_limits()
-    messages = list(messages_of_chat(request.user, chat)[:MESSAGES_SHOWN])
+    messages = list(messages_of_chat(request.user, chat).select_related(*RELATED)[:MESSAGES_SHOWN])
+    send_form = send_form or SendForm(initial={"to": request.GET.get("peer", ""), "sender": "chat"})
     return {
         "chat": chat,
-        "peer": peer,
         "groups": group_messages(chat, messages),
         "connect_form": connect_form or ConnectForm(),
-        "connect_choices": recent_chats(chat, since=reach_since(limits)),
-        "send_form": send_form or SendForm(initial={"to": peer, "sender": "chat"}),
-        "send_choices": switched_on_chats(chat),
-        "reach_hours": limits.reach_hours,
+        "connect_choices": offered_chats(chat, switching_on=True),
+        "send_form": send_form
+        or SendForm(initial={"to": request.GET.get("peer", ""), "sender": "chat"}),
+        "send_choices": offered_chats(chat),
+        "reach_hours": current_limits().reach_hours,
         **extra,
     }
 
@@ -296,16 +345,33 @@ class CancelView(LoginRequiredMixin, View):
 
 
 class ActivityView(LoginRequiredMixin, View):
+    """The log in words, filterable by chat and action, newest first, paginated."""
+
     template_name = "peers/activity.html"
 
     def get(self, request: HttpRequest) -> HttpResponse:
         chosen = request.GET.get("chat") or None
         chat = chat_or_404(request, chosen) if chosen else None
-        page = Paginator(account_activity(request.user, chat), ACTIVITY_PER_PAGE).get_page(
-            request.GET.get("page")
-        )
-        context = {"page": page, "chosen": chat, "chats": chat_views.account_chats(request.user)}
+        action = request.GET.get("action", "")
+        action = action if action in Activity.Action.values else ""
+        rows = account_activity(request.user, chat, action=action or None)
+        rows = rows.select_related("message", "message__from_chat", "message__to_chat")
+        page = Paginator(rows, ACTIVITY_PER_PAGE).get_page(request.GET.get("page"))
+        context = {
+            "page": page,
+            "chosen": chat,
+            "action": action,
+            "actions": Activity.Action.choices,
+            "chats": chat_views.account_chats(request.user),
+            "query": query_string(chat, action),
+        }
         return render(request, self.template_name, context)
+
+
+def query_string(chat: Chat | None, action: str) -> str:
+    """The filter as a query string for the pager and the live refetch ("" or "a=b&")."""
+    parts = {"chat": chat.pk if chat else "", "action": action}
+    return "".join(f"{urlencode({key: value})}&" for key, value in parts.items() if value)
 
 
 class ActivityRowsView(ActivityView):

@@ -24,7 +24,8 @@ from agents.adapters.output import TurnOutput
 from agents.adapters.setup import HostedSetup, hosted_setup
 from agents.dbthread import in_db_thread
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
-from chats.actions import do_issue_turn_key, do_record_run, do_set_session_id, turn_is_running
+from chats.actions import do_set_session_id, turn_is_running
+from chats.hosted_actions import do_issue_turn_key, do_record_run
 from chats.models import Chat
 
 STDERR_LINES = 6

@@ -5,11 +5,12 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.utils import timezone
 
 from chats.models import Chat
 from chats.refusals import Refusal
 from peers.actions.record import record
-from peers.limits import current_limits, pair_key
+from peers.limits import pair_key
 from peers.models import Activity, Limits, PeerMessage
 
 BEFORE_ANYTHING = datetime(2000, 1, 1, tzinfo=UTC)
@@ -102,21 +103,34 @@ def refusals(counts: dict, *, recipient: Chat, wakes: bool, limits: Limits):
 
 
 def do_set_limits(values: dict[str, int], *, user=None) -> Limits:
-    """Validated like the admin form; takes effect on the next send everywhere."""
-    limits = current_limits()
-    for name, value in values.items():
-        setattr(limits, name, value)
-    try:
-        limits.full_clean()
-    except ValidationError as error:
-        field, problems = next(iter(error.message_dict.items()))
-        raise Refusal("invalid_input", f"{field}: {problems[0]}") from None
+    """Validated like the admin form; takes effect on the next send everywhere.
+
+    With `user` (the admin), one activity row per changed limit names its old and new value."""
     with transaction.atomic():
-        limits.save()
-        if user is not None:
-            record(
-                user.pk,
-                Activity.Action.LIMITS,
-                detail=", ".join(f"{k}={v}" for k, v in values.items()),
-            )
+        limits = locked_limits()
+        old = {name: getattr(limits, name) for name in values}
+        for name, value in values.items():
+            setattr(limits, name, value)
+        try:
+            limits.full_clean()
+        except ValidationError as error:
+            field, problems = next(iter(error.message_dict.items()))
+            raise Refusal("invalid_input", f"{field}: {problems[0]}") from None
+        if limits._state.adding:
+            limits.save(force_insert=True)
+        else:
+            limits.save(update_fields=[*values, "updated_at"])
+        now = timezone.now()
+        for name, value in values.items():
+            if user is not None and old[name] != value:
+                detail = f"{name}={value} (was {old[name]})"
+                record(user.pk, Activity.Action.LIMITS, detail=detail, now=now)
     return limits
+
+
+def locked_limits() -> Limits:
+    """The one row, locked so two admins' changes never record the same old value."""
+    rows = Limits.objects.filter(pk=1)
+    if connection.features.has_select_for_update:
+        rows = rows.select_for_update()
+    return rows.first() or Limits(pk=1)

@@ -135,11 +135,8 @@ def check_recipient(out: Outgoing, recipient: Chat | None, limits: Limits) -> No
         raise Refusal("not_yourself", "That is this chat itself; message another chat.")
     if out.by_agent and out.from_chat.from_outside:
         raise outside_origin()
-    # The person may write to any chat that takes part; agents only to recent ones.
-    reachable = (
-        recipient.peers if not out.by_agent else is_reachable(recipient, since=reach_since(limits))
-    )
-    if not reachable:
+    # One rule for agents and the person, the one every list of the pages offers.
+    if not is_reachable(recipient, since=reach_since(limits)):
         raise Refusal(
             "not_reachable",
             f"{recipient.name} does not take part in agent-to-agent "

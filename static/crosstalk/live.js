@@ -57,3 +57,89 @@
 
   connect();
 })();
+
+// Keyboard, filter and title: small behaviours of every page.
+(function () {
+  const composerText = () => document.getElementById("composer-text");
+
+  document.addEventListener("keydown", function (event) {
+    const target = event.target;
+    // Ctrl/Cmd+Enter sends the form being written; Enter alone adds a line.
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target.form) {
+      event.preventDefault();
+      target.form.requestSubmit();
+      return;
+    }
+    if (event.key === "Escape") {
+      document.querySelectorAll("details.menu[open]").forEach(function (menu) {
+        menu.open = false;
+        menu.querySelector("summary").focus();
+      });
+    }
+  });
+
+  // A click outside an open menu closes it.
+  document.addEventListener("click", function (event) {
+    document.querySelectorAll("details.menu[open]").forEach(function (menu) {
+      if (!menu.contains(event.target)) menu.open = false;
+    });
+    const sendOn = event.target.closest("[data-send-on]");
+    if (sendOn && composerText() && new URL(sendOn.href).pathname === location.pathname) {
+      // Held messages go on with the next prompt: keep the box ticked and write it.
+      event.preventDefault();
+      const box = document.querySelector("#composer input[name=send_queued]");
+      if (box) box.checked = true;
+      composerText().focus();
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    if (event.target.matches("[data-autosubmit]")) event.target.form.requestSubmit();
+  });
+
+  function applyFilter() {
+    const input = document.getElementById("chat-filter");
+    if (!input) return;
+    const words = input.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    document.querySelectorAll(".chat-card").forEach(function (card) {
+      const text = card.dataset.filter || "";
+      const match = words.every((word) => text.includes(word));
+      card.hidden = !match;
+      if (match) shown += 1;
+    });
+    const none = document.querySelector(".filter-none");
+    if (none) none.hidden = shown > 0 || !document.querySelector(".chat-card");
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "chat-filter") applyFilter();
+  });
+
+  function updateTitle() {
+    const counter = document.getElementById("waiting-for-you");
+    if (!counter) return;
+    const count = parseInt(counter.dataset.count || "0", 10);
+    const base = document.title.replace(/^\(\d+\) /, "");
+    document.title = count > 0 ? "(" + count + ") " + base : base;
+  }
+
+  // A chat list refreshed live keeps what the person picked, while it is still offered.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    const target = event.detail.target;
+    if (target && target.tagName === "SELECT") target.dataset.picked = target.value;
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    const target = event.detail.target;
+    if (!target || target.tagName !== "SELECT" || target.dataset.picked === undefined) return;
+    const picked = target.dataset.picked;
+    if ([...target.options].some((option) => option.value === picked)) target.value = picked;
+    delete target.dataset.picked;
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    applyFilter();
+    updateTitle();
+    // After a prompt is sent the composer is new: the person keeps writing there.
+    if (event.target.id === "composer" && composerText()) composerText().focus();
+  });
+})();

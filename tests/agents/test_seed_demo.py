@@ -1,4 +1,4 @@
-"""`manage.py seed_demo` (re)creates the demo account with its three chats."""
+"""`manage.py seed_demo` creates what is missing of the demo account; --reset starts it over."""
 
 from io import StringIO
 
@@ -24,6 +24,14 @@ def seed() -> str:
     return out.getvalue()
 
 
+def seed_and_change_password() -> User:
+    seed()
+    demo = User.objects.get(username="demo")
+    demo.set_password("changed-it-1")
+    demo.save(update_fields=["password"])
+    return demo
+
+
 def demo_chats() -> set[tuple]:
     chats = Chat.objects.filter(user__username="demo")
     return set(chats.values_list("name", "repository", "branch", "peers"))
@@ -47,17 +55,32 @@ def test_it_creates_the_demo_account_with_three_chats():
 
 
 @pytest.mark.django_db
-def test_it_resets_the_demo_account_when_run_again():
-    seed()
-    demo = User.objects.get(username="demo")
-    demo.set_password("changed-it-1")
-    demo.save(update_fields=["password"])
-    make_chat(demo, "scratch")
+def test_it_keeps_what_the_person_made_when_run_again():
+    demo = seed_and_change_password()
+    scratch = make_chat(demo, "scratch")
+    Chat.objects.filter(user=demo, name="docs").delete()
     do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
 
     output = seed()
 
-    assert "removed 4 chats" in output
+    assert "added chat docs" in output and "added chat checkout" not in output
+    assert Chat.objects.filter(pk=scratch.pk).exists()
+    assert authenticate(username="demo", password="changed-it-1") is not None
+    assert {row[0] for row in demo_chats()} == {"checkout", "payments-api", "docs", "scratch"}
+    checkout = Chat.objects.get(user=demo, name="checkout")
+    assert checkout.entries.filter(kind=Entry.Kind.PROMPT, text="work 5").exists()
+
+
+@pytest.mark.django_db
+def test_it_starts_the_demo_account_over_with_reset():
+    demo = seed_and_change_password()
+    make_chat(demo, "scratch")
+    do_prompt(Chat.objects.get(user=demo, name="checkout"), text="work 5")
+
+    out = StringIO()
+    call_command("seed_demo", "--reset", stdout=out)
+
+    assert "removed 4 chats" in out.getvalue()
     assert User.objects.get(username="demo").pk == demo.pk
     assert authenticate(username="demo", password="demo") is not None
     assert demo_chats() == EXPECTED

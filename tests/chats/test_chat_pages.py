@@ -28,17 +28,40 @@ def test_it_lists_the_accounts_chats(owner, chat, other_chat, outsider_chat, own
     assert "Agent-to-agent" in html
     assert "secret" not in html and outsider_chat.pk not in html
     assert 'data-live-socket="/ws/chats/"' in html
-    assert 'hx-trigger="live-chat from:body, live-resync from:body"' in html
+    assert 'hx-trigger="live-chat from:body, live-message from:body, live-resync from:body"' in html
+    assert html.count('class="chat-card ') == 2 and 'id="chat-filter"' in html
+
+
+def test_it_puts_running_chats_first_then_the_latest_run(owner, chat, other_chat, owner_client):
+    quiet = make_chat(owner, "quiet")
+    do_prompt(other_chat, text="go")
+    claim_next_turn("tests")
+    html = owner_client.get("/chats/rows/", **HTMX).content.decode()
+    assert html.index("payments-api") < html.index("checkout") < html.index(quiet.name)
+    assert "working…" in html and html.count("working…") == 1
+
+
+def test_it_shows_what_was_last_asked_and_answered_and_what_waits(
+    owner, chat, other_chat, owner_client
+):
+    from tests.peers.conftest import reachable
+
+    reachable(chat, other_chat)
+    Chat.objects.filter(pk=other_chat.pk).update(last_asked="which port?", last_answered="8080")
+    peer_actions.check_send_message(chat, to=other_chat.pk, text="hello")
+    html = owner_client.get("/chats/rows/", **HTMX).content.decode()
+    assert "which port?" in html and "8080" in html
+    assert "1 waiting" in html
 
 
 def test_it_shows_no_peers_badge_for_a_chat_with_messaging_off(owner, owner_client):
     make_chat(owner, "quiet", peers=False)
-    assert "Agent-to-agent</span>" not in owner_client.get("/chats/rows/").content.decode()
+    assert 'aria-checked="false"' in owner_client.get("/chats/rows/").content.decode()
 
 
 def test_it_serves_the_rows_partial_alone(chat, owner_client):
     html = owner_client.get("/chats/rows/", **HTMX).content.decode()
-    assert html.lstrip().startswith('<tbody id="chat-rows"')
+    assert html.lstrip().startswith('<ul class="chat-cards"')
     assert "checkout" in html and "<html" not in html
 
 
@@ -88,10 +111,10 @@ def test_it_renders_the_conversation(chat, owner_client):
     do_add_entry(chat, kind=Entry.Kind.PEER_IN, text="renamed total to amount", message_id="msg_1")
     do_add_entry(chat, kind=Entry.Kind.NOTICE, text="The turn failed: boom")
     html = owner_client.get(f"/chats/{chat.pk}/").content.decode()
-    assert '<div class="bubble">which port?</div>' in html
+    assert '<div class="bubble md"><p>which port?</p>\n</div>' in html
     assert 'class="entry entry-prompt mine"' in html
     assert 'class="entry entry-answer theirs"' in html and "8080, I think" in html
-    assert 'class="entry entry-peer_in theirs"' in html and 'class="peer-card"' in html
+    assert 'class="entry entry-peer_in theirs wide"' in html and 'class="msg"' in html
     assert "renamed total to amount" in html and "The turn failed: boom" in html
     assert html.index("which port?") < html.index("8080, I think") < html.index("renamed total")
 
@@ -104,10 +127,15 @@ def test_it_renders_the_header_and_live_hooks(chat, owner_client):
     assert f'hx-trigger="live-chat-{chat.pk} from:body, live-resync from:body"' in html
     assert (
         f'hx-trigger="live-entry-{chat.pk} from:body, live-message from:body, '
-        'live-resync from:body"'
+        'live-chat from:body, live-resync from:body"'
     ) in html
+    assert 'hx-sync="this:queue last"' in html and "this:replace" not in html
     assert 'role="switch" aria-checked="true"' in html
+    # Idle: Stop is in the menu with what it does, never a red button without a word.
     assert f'action="/chats/{chat.pk}/stop/"' in html
+    assert "Stop: ends the turn and holds new messages until you write" in html
+    assert 'class="danger" title="Stop' not in html
+    assert 'href="#composer-text">Skip to the composer' in html
     assert '<aside class="side-panel">' in html and "Peers</h2>" in html
     assert 'name="send_queued" id="id_send_queued" checked' in html
 
@@ -117,13 +145,24 @@ def test_it_hides_stop_for_a_stopped_chat(chat, owner_client):
     html = owner_client.get(f"/chats/{chat.pk}/header/").content.decode()
     assert 'class="badge status-stopped"' in html
     assert f'action="/chats/{chat.pk}/stop/"' not in html
+    assert "Messages from other chats wait until you write here." in html
+
+
+def test_it_shows_a_red_stop_that_says_what_it_does_while_running(chat, owner_client):
+    do_prompt(chat, text="go")
+    claim_next_turn("tests")
+    html = owner_client.get(f"/chats/{chat.pk}/header/", **HTMX).content.decode()
+    assert (
+        'class="danger" title="Stop: ends the turn and holds new messages until you write"' in html
+    )
+    assert "working…" in html
 
 
 def test_it_serves_the_partials_alone(chat, owner_client):
     header = owner_client.get(f"/chats/{chat.pk}/header/", **HTMX).content.decode()
-    assert header.lstrip().startswith('<header id="chat-header"') and "<html" not in header
+    assert header.lstrip().startswith('<header class="chat-header"') and "<html" not in header
     conversation = owner_client.get(f"/chats/{chat.pk}/conversation/", **HTMX).content.decode()
-    assert conversation.lstrip().startswith('<section id="conversation"')
+    assert conversation.lstrip().startswith('<div class="entries"')
     assert "<html" not in conversation
 
 

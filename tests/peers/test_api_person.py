@@ -61,6 +61,7 @@ def test_a_chat_with_messaging_off_reaches_nobody(owner_api, owner, recipient):
 def test_it_connects_two_chats_with_a_brief(owner_api, owner):
     api_chat = make_chat(owner, "api", repository="shop-api", branch="main")
     web_chat = make_chat(owner, "web", repository="shop-web", branch="feat/cart")
+    reachable(api_chat, web_chat)
 
     response = owner_api.call(
         "POST",
@@ -106,10 +107,10 @@ def test_the_person_sends_as_a_chat(owner_api, sender, recipient, message):
     assert (body["from_chat"], body["sent_by"]) == (sender.pk, "person")
 
 
-def test_the_person_sends_to_a_chat_that_has_not_run(owner_api, other_chat):
-    # People may write to any chat that takes part; only agents need the reach window.
+def test_the_person_cannot_send_to_a_chat_that_has_not_run(owner_api, other_chat):
+    # One rule for agents and the person (peers.selectors.is_reachable), as every list offers.
     response = owner_api.call("POST", "/api/v1/messages", {"to_chat": other_chat.pk, "text": "hi"})
-    assert response.status_code == 201
+    assert response.status_code == 403 and response.json()["code"] == "not_reachable"
 
 
 def test_it_lists_a_chats_messages_both_ways_newest_first(

@@ -7,11 +7,14 @@ from chats.refusals import Refusal
 from peers import actions
 from peers.models import Activity, PeerMessage
 from tests.conftest import make_chat
+from tests.peers.conftest import reachable
 
 
 @pytest.fixture
 def two_off(owner):
-    return make_chat(owner, "api", peers=False), make_chat(owner, "web", peers=False)
+    chats = make_chat(owner, "api", peers=False), make_chat(owner, "web", peers=False)
+    reachable(*chats)
+    return chats
 
 
 def test_it_switches_both_on_and_sends_each_a_brief_naming_the_other(owner, two_off):

@@ -1,16 +1,22 @@
-"""The activity page: the account's rows, newest first, by chat, 50 a page, live."""
+"""The activity page: the account's rows in words, newest first, by chat and action,
+50 a page, live."""
 
+import contextlib
 from datetime import timedelta
 
 import time_machine
 from django.utils import timezone
 
+from chats.actions import claim_next_turn
+from chats.refusals import Refusal
 from peers import actions
+from peers import actions as delivery
 from peers import actions as peer_actions
 from peers.models import Activity
 from tests.conftest import make_chat
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+CODES = ("turn_prompt", "waiting_call", "empty_message", ">message<", ">switch<")
 
 
 def test_it_needs_a_login(client):
@@ -18,10 +24,10 @@ def test_it_needs_a_login(client):
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
 
 
-def test_it_lists_the_accounts_rows_newest_first(sender, recipient, outsider_chat, owner_client):
+def test_it_says_each_row_in_words_with_links(sender, recipient, outsider_chat, owner_client):
     start = timezone.now()
     with time_machine.travel(start, tick=False):
-        message = actions.check_send_message(sender, to=recipient.pk, text="hi")
+        message = actions.check_send_message(sender, to=recipient.pk, text="which port?")
     with time_machine.travel(start + timedelta(minutes=1), tick=False):
         peer_actions.do_set_peers(recipient, enabled=False)
     peer_actions.do_set_peers(outsider_chat, enabled=False)
@@ -29,24 +35,48 @@ def test_it_lists_the_accounts_rows_newest_first(sender, recipient, outsider_cha
     html = owner_client.get("/activity/").content.decode()
 
     assert 'data-live-socket="/ws/chats/"' in html
-    assert html.index(">switch<") < html.index(">message<")
-    assert f"<code>{message.pk}</code>" in html
-    assert f'<a href="/chats/{sender.pk}/">checkout</a>' in html
-    assert f'<a href="/chats/{recipient.pk}/">payments-api</a>' in html
+    assert html.index("turned off for") < html.index("“which port?”")
+    # The message is a link to its card; both chats are links to their pages.
+    assert f'href="/chats/{sender.pk}/#tab-msg-{message.pk}"' in html
+    assert f'<a class="peer-name" href="/chats/{sender.pk}/">checkout</a> sent' in html
+    assert f'to <a class="peer-name" href="/chats/{recipient.pk}/">payments-api</a>' in html
     assert outsider_chat.pk not in html and "secret" not in html
+    assert not any(code in html for code in CODES)
 
 
-def test_it_filters_by_chat(owner, sender, recipient, owner_client):
+def test_it_says_deliveries_answers_to_you_and_refusals_in_words(
+    owner, sender, recipient, owner_client
+):
+    actions.check_send_as_person(owner, from_chat=None, to=recipient.pk, text="status?")
+    turn = claim_next_turn("tests")
+    delivery.take_for_turn(turn)
+    turn.final_text = "all green"
+    delivery.answer_from_final_text(turn)
+    with contextlib.suppress(Refusal):
+        actions.check_send_message(sender, to=recipient.pk, text="   ")
+
+    html = owner_client.get("/activity/").content.decode()
+
+    assert 'reached <a class="peer-name"' in html and "as a turn&#x27;s prompt" in html
+    assert '“all green”</a> to <span class="peer-name">you</span>' in html
+    assert "was refused: the message was empty" in html
+    assert not any(code in html for code in CODES)
+
+
+def test_it_filters_by_chat_and_by_action(owner, sender, recipient, owner_client):
     third = make_chat(owner, "search", peers=True)
     actions.check_send_message(sender, to=recipient.pk, text="hi")
     peer_actions.do_set_peers(third, enabled=False)
 
     html = owner_client.get(f"/activity/?chat={recipient.pk}").content.decode()
 
-    assert ">message<" in html and ">switch<" not in html
+    assert "“hi”" in html and "turned off" not in html
     assert f'<option value="{recipient.pk}" selected>' in html
     only_third = owner_client.get(f"/activity/?chat={third.pk}").content.decode()
-    assert ">switch<" in only_third and ">message<" not in only_third
+    assert "turned off" in only_third and "“hi”" not in only_third
+    switches = owner_client.get("/activity/?action=switch").content.decode()
+    assert "turned off" in switches and "“hi”" not in switches
+    assert '<option value="switch" selected>' in switches
 
 
 def test_it_paginates_fifty_a_page(owner, chat, owner_client):
@@ -60,12 +90,12 @@ def test_it_paginates_fifty_a_page(owner, chat, owner_client):
             created_at=start + timedelta(seconds=n),
         )
 
-    first = owner_client.get("/activity/").content.decode()
-    second = owner_client.get("/activity/?page=2").content.decode()
+    first = owner_client.get("/activity/?action=list").content.decode()
+    second = owner_client.get("/activity/?action=list&page=2").content.decode()
 
-    assert first.count('<tr class="action-') == 50 and "row 54" in first
-    assert "Page 1 of 2" in first and "?page=2" in first
-    assert second.count('<tr class="action-') == 5 and "row 0" in second
+    assert first.count('<li class="activity-row') == 50
+    assert "Page 1 of 2" in first and "?action=list&amp;page=2" in first
+    assert second.count('<li class="activity-row') == 5
 
 
 def test_it_serves_the_rows_partial_for_live_refresh(sender, recipient, owner_client):
@@ -76,6 +106,7 @@ def test_it_serves_the_rows_partial_for_live_refresh(sender, recipient, owner_cl
     actions.check_send_message(sender, to=recipient.pk, text="hi")
     rows = owner_client.get(f"/activity/rows/?chat={sender.pk}&page=1", **HTMX).content.decode()
 
-    assert rows.lstrip().startswith('<div id="activity-rows"')
-    assert ">message<" in rows and "<html" not in rows
-    assert f'hx-get="/activity/rows/?chat={sender.pk}&amp;page=1"' in rows
+    assert rows.lstrip().startswith('<ol class="activity-list"')
+    assert "“hi”" in rows and "<html" not in rows
+    page = owner_client.get(f"/activity/?chat={sender.pk}").content.decode()
+    assert f'hx-get="/activity/rows/?chat={sender.pk}&amp;page=1"' in page

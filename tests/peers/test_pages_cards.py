@@ -1,8 +1,10 @@
-"""Peer-message cards in the chat's conversation, rendered and re-rendered live."""
+"""One card per peer message, from one partial, in the conversation and the Peers tab."""
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from chats.actions import do_add_entry
+from chats.models import Entry
 from peers import actions
 from peers import actions as delivery
 from peers import actions as peer_actions
@@ -18,65 +20,82 @@ def conversation(client, chat) -> str:
     return response.content.decode()
 
 
-def card(html: str, message: PeerMessage) -> str:
-    """The one card of this message: from its id to the next entry."""
-    start = html.index(f'id="card-{message.pk}"')
-    end = html.find("<article", start)
-    return html[start : end if end != -1 else None]
+def card(html: str, message: PeerMessage, place: str = "conversation") -> str:
+    """The one card of this message in that place: from its id to its end."""
+    start = html.index(f'id="{place}-msg-{message.pk}"')
+    return html[start : html.index("</article>", start)]
 
 
 def test_it_shows_a_received_message_as_a_card_naming_the_sender(sender, recipient, owner_client):
     message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
 
-    html = conversation(owner_client, recipient)
+    html = card(conversation(owner_client, recipient), message)
 
-    assert 'class="entry entry-peer_in theirs"' in html
-    assert f'id="card-{message.pk}"' in html
-    assert "From" in html and ">checkout</a>" in html
+    assert "From</span>" in html and ">checkout</a>" in html
     assert 'title="shop-web · feat/cart · Idle"' in html
     assert "Which port?" in html
-    assert '<span class="badge state-queued">Queued — waking it</span>' in html
+    assert '<span class="state-word state-queued">Queued — waking it</span>' in html
 
 
 def test_it_shows_a_sent_message_with_whom_it_went_to(sender, recipient, owner_client):
-    actions.check_send_message(sender, to=recipient.pk, text="Renamed cart_id")
+    message = actions.check_send_message(sender, to=recipient.pk, text="Renamed cart_id")
 
-    html = conversation(owner_client, sender)
+    html = card(conversation(owner_client, sender), message)
 
-    assert 'class="entry entry-peer_out theirs"' in html
-    assert "To" in html and ">payments-api</a>" in html
+    assert "To</span>" in html and ">payments-api</a>" in html
     assert 'title="payments · main · Idle"' in html
-    assert "Queued — waking it" in html
+    assert "Queued — waking it" in html and "Cancel</button>" in html
 
 
-def test_it_updates_the_card_after_a_state_change(sender, recipient, owner_client):
+def test_it_renders_the_card_and_the_tab_from_the_same_partial_and_answer(
+    sender, recipient, owner_client
+):
     running(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="heads up")
-    assert "Pending — its next step takes it" in conversation(owner_client, sender)
-    assert "Cancel</button>" in conversation(owner_client, sender)
+    html = conversation(owner_client, sender)
+
+    in_card, in_tab = card(html, message), card(html, message, "tab")
+    assert "Pending — its next step takes it" in in_card and "Pending" in in_tab
+    # The conversation's answer carries the tab too: one read, so one state on the page.
+    assert '<div id="peers-messages" hx-swap-oob="innerHTML">' in html
+    assert in_card.split("<header", 1)[1].split("</footer>")[0].count("state-word") == 1
 
     delivery.deliver_between_steps(recipient)
 
     html = conversation(owner_client, sender)
-    assert '<span class="badge state-delivered">Delivered — between steps</span>' in html
-    assert "Cancel</button>" not in html
-    received = conversation(owner_client, recipient)
-    assert "reached the agent at" in received and "not answered yet" in received
-
-    actions.check_send_message(recipient, to=sender.pk, text="noted", reply_to=message.pk)
-    assert "this chat answered" in conversation(owner_client, recipient)
+    for place in ("conversation", "tab"):
+        shown = card(html, message, place)
+        assert '<span class="state-word state-delivered">Delivered — between steps</span>' in shown
+        assert "Cancel</button>" not in shown
+    assert "not answered yet" in card(conversation(owner_client, recipient), message)
 
 
-def test_it_puts_the_awaited_answer_in_the_same_card(sender, recipient, owner_client):
+def test_it_shows_an_answer_once_inside_the_card_it_answers(sender, recipient, owner_client):
     question = actions.check_send_message(sender, to=recipient.pk, text="port?", wait_seconds=30)
     answer = actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
     delivery.take_awaited_answer(question)
+    # The demo agent then says the answer, and had it arrive as a line of its own.
+    do_add_entry(sender, kind=Entry.Kind.ANSWER, text="payments-api answered: 8080\nWorked 1 step.")
+
+    for chat in (sender, recipient):
+        html = conversation(owner_client, chat)
+        own_card = card(html, question)
+        assert "payments-api answered" in own_card and "<p>8080</p>" in own_card
+        assert f'id="conversation-msg-{answer.pk}"' in own_card  # inside, not on its own
+        assert html.count("<p>8080</p>") == 2  # once in the card, once in the tab's card
+        assert html.count(f'id="tab-msg-{answer.pk}"') == 1
+    sender_html = conversation(owner_client, sender)
+    assert "payments-api answered: 8080" not in sender_html and "Worked 1 step." in sender_html
+
+
+def test_it_hides_an_agent_line_that_only_repeats_the_answer(sender, recipient, owner_client):
+    question = actions.check_send_message(sender, to=recipient.pk, text="port?", wait_seconds=30)
+    actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
+    do_add_entry(sender, kind=Entry.Kind.ANSWER, text="payments-api answered: 8080")
 
     html = conversation(owner_client, sender)
 
-    own_card = card(html, question)
-    assert "Answer from payments-api" in own_card and "8080" in own_card
-    assert f'id="card-{answer.pk}"' in html  # the answer also arrived as its own card
+    assert "entry-answer" not in html
 
 
 def test_it_names_you_as_that_chat_or_you(owner, sender, recipient, owner_client):
@@ -86,34 +105,46 @@ def test_it_names_you_as_that_chat_or_you(owner, sender, recipient, owner_client
     received = conversation(owner_client, recipient)
     sent = conversation(owner_client, sender)
 
-    assert '<span class="peer-name">You, as</span>' in received
+    assert '<span class="msg-by">· You, as checkout</span>' in received
     assert '<span class="peer-name">You</span>' in received
-    assert "· You, as this chat" in sent
+    assert "· You, as checkout" in sent
 
 
-def test_it_links_every_card_to_the_peers_tab_at_that_chat(sender, recipient, owner_client):
+def test_it_links_every_card_to_its_group_in_the_peers_tab(sender, recipient, owner_client):
     actions.check_send_message(sender, to=recipient.pk, text="hi")
 
     html = conversation(owner_client, recipient)
 
-    assert f'href="/chats/{recipient.pk}/?peer={sender.pk}#peers-tab"' in html
-    assert f'hx-get="/chats/{recipient.pk}/peers/?peer={sender.pk}"' in html
+    assert f'href="#peer-group-{sender.pk}">In the Peers tab</a>' in html
+    assert f'id="peer-group-{sender.pk}"' in html
 
 
-def test_it_loads_all_cards_messages_in_one_query(owner, sender, recipient, owner_client):
-    for n in range(5):
+def test_it_reads_the_cards_in_as_many_queries_for_one_message_as_for_five(
+    owner, sender, recipient, owner_client
+):
+    def peer_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            conversation(owner_client, recipient)
+        return len([q for q in queries if 'FROM "peers_peermessage"' in q["sql"]])
+
+    actions.check_send_message(sender, to=recipient.pk, text="message 0")
+    one = peer_queries()
+    for n in range(1, 5):
         actions.check_send_message(sender, to=recipient.pk, text=f"message {n}")
-    with CaptureQueriesContext(connection) as queries:
-        conversation(owner_client, recipient)
-    peer_queries = [q for q in queries if 'FROM "peers_peermessage"' in q["sql"]]
-    assert len(peer_queries) == 1
+    assert peer_queries() == one
 
 
-def test_it_cancels_a_queued_message_from_its_card(sender, recipient, owner_client):
+def test_it_offers_send_on_and_remove_for_a_held_message(sender, recipient, owner_client):
     peer_actions.check_stop_chat(recipient)
     reachable(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="later")
-    assert "Queued — held until you write" in conversation(owner_client, recipient)
+
+    for chat in (sender, recipient):
+        held = card(conversation(owner_client, chat), message)
+        assert "Queued — held until you write" in held
+        assert "Send on with my next message</a>" in held
+        assert f'href="/chats/{recipient.pk}/#composer-text"' in held
+        assert "Remove</button>" in held and "Cancel</button>" not in held
 
     response = owner_client.post(f"/chats/{recipient.pk}/messages/{message.pk}/cancel/", **HTMX)
 
@@ -122,6 +153,20 @@ def test_it_cancels_a_queued_message_from_its_card(sender, recipient, owner_clie
     message.refresh_from_db()
     assert message.state == "cancelled"
     assert "Cancelled — removed from the queue" in conversation(owner_client, recipient)
+
+
+def test_it_counts_held_messages_in_the_page_title(owner, sender, recipient, owner_client):
+    peer_actions.check_stop_chat(recipient)
+    reachable(recipient)
+    actions.check_send_message(sender, to=recipient.pk, text="later")
+    actions.check_send_message(sender, to=recipient.pk, text="and this")
+
+    page = owner_client.get(f"/chats/{sender.pk}/").content.decode()
+
+    assert "<title>(2) checkout · Crosstalk</title>" in page
+    assert 'id="waiting-for-you" hidden data-count="2" hx-swap-oob="true"' in conversation(
+        owner_client, sender
+    )
 
 
 def test_it_shows_the_refusal_when_cancelling_a_delivered_message(sender, recipient, owner_client):

@@ -5,6 +5,7 @@ import pytest
 
 from peers import actions
 from peers.models import PeerMessage
+from tests.peers.conftest import reachable
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 MISSING = "chat_doesnotexist"
@@ -12,6 +13,7 @@ MISSING = "chat_doesnotexist"
 
 @pytest.fixture
 def their_message(outsider, outsider_chat):
+    reachable(outsider_chat)
     return actions.check_send_as_person(outsider, from_chat=None, to=outsider_chat.pk, text="x")
 
 
@@ -19,6 +21,9 @@ def chat_paths(chat_id: str, message_id: str) -> list[tuple[str, str, dict]]:
     return [
         ("get", f"/chats/{chat_id}/", {}),
         ("get", f"/chats/{chat_id}/conversation/", {}),
+        ("get", f"/chats/{chat_id}/header/", {}),
+        ("get", f"/chats/{chat_id}/peers/live/", {}),
+        ("post", f"/chats/{chat_id}/stop/", {}),
         ("get", f"/chats/{chat_id}/peers/", {}),
         ("post", f"/chats/{chat_id}/peers/", {}),
         ("post", f"/chats/{chat_id}/peers/connect/", {"other": "x", "brief": "b"}),
@@ -55,6 +60,7 @@ def test_it_answers_404_for_their_message_on_my_chat(chat, their_message, owner_
 
 
 def test_it_answers_404_for_a_message_of_another_of_my_chats(owner, chat, other_chat, owner_client):
+    reachable(other_chat)
     held = actions.check_send_as_person(owner, from_chat=None, to=other_chat.pk, text="x")
     response = owner_client.post(f"/chats/{chat.pk}/messages/{held.pk}/cancel/", **HTMX)
     assert response.status_code == 404
@@ -76,3 +82,13 @@ def test_it_answers_404_when_connecting_or_sending_to_their_chat(chat, outsider_
     assert not PeerMessage.objects.filter(user=chat.user).exists()
     outsider_chat.refresh_from_db()
     assert outsider_chat.peers is True
+
+
+def test_it_shows_nothing_of_theirs_on_my_account_wide_pages(
+    outsider_chat, their_message, owner_client
+):
+    for path in ("/chats/", "/chats/rows/", "/activity/", "/activity/rows/", "/settings/"):
+        for extra in ({}, HTMX):
+            html = owner_client.get(path, **extra).content.decode()
+            assert outsider_chat.pk not in html and their_message.pk not in html, path
+            assert "secret" not in html

@@ -1,5 +1,7 @@
 """The Peers tab: the switch, messages grouped by chat, connect, send, cancel."""
 
+from pathlib import Path
+
 from chats.actions import claim_next_turn
 from chats.models import Chat
 from peers import actions
@@ -25,18 +27,42 @@ def test_it_puts_the_tab_in_the_chat_pages_side_panel(chat, owner_client):
     assert "crosstalk/peers.css" in html
 
 
-def test_it_refetches_the_tab_on_live_hints(chat, owner_client):
-    html = tab(owner_client, chat)
-    assert html.lstrip().startswith('<section id="peers-tab"')
-    assert "live-message from:body" in html and "live-chat from:body" in html
-    assert "live-resync from:body" in html
-    assert f'hx-get="/chats/{chat.pk}/peers/live/"' in html
+def test_it_refreshes_the_tab_with_the_conversation_not_on_its_own(chat, owner_client):
+    html = owner_client.get(f"/chats/{chat.pk}/").content.decode()
+    tab_html = html[html.index('<section id="peers-tab"') :]
+    assert "hx-trigger" not in tab_html.split('<details class="peers-form-wrap"')[0]
+    assert 'hx-include="#send-to, #connect-other"' in html
+    oob = owner_client.get(f"/chats/{chat.pk}/conversation/", **HTMX).content.decode()
+    assert '<div id="peers-live" hx-swap-oob="innerHTML">' in oob
+    assert '<select hx-swap-oob="innerHTML:#send-to">' in oob
 
 
 def test_it_serves_the_live_part_alone(chat, owner_client):
     html = owner_client.get(f"/chats/{chat.pk}/peers/live/").content.decode()
-    assert html.lstrip().startswith('<div id="peers-live"')
+    assert 'role="switch"' in html
     assert "peers-connect" not in html
+
+
+def test_it_offers_the_same_chats_the_send_check_accepts(owner, sender, recipient, owner_client):
+    never_ran = make_chat(owner, "never-ran", peers=True)
+    off = make_chat(owner, "off", peers=False)
+    reachable(off)
+
+    oob = owner_client.get(f"/chats/{sender.pk}/conversation/?to={recipient.pk}", **HTMX)
+    send_list = oob.content.decode().split('innerHTML:#send-to">')[1].split("</select>")[0]
+    connect_list = oob.content.decode().split('innerHTML:#connect-other">')[1].split("</select>")[0]
+
+    assert f'<option value="{recipient.pk}" selected>' in send_list
+    assert never_ran.pk not in send_list and off.pk not in send_list
+    assert off.pk in connect_list and never_ran.pk not in connect_list
+    for chat in (never_ran, off):
+        response = owner_client.post(
+            f"/chats/{sender.pk}/peers/send/", {"to": chat.pk, "text": "hi"}, **HTMX
+        )
+        assert "does not take part in agent-to-agent messaging or has not run" in (
+            response.content.decode()
+        )
+    assert not PeerMessage.objects.exists()
 
 
 def test_it_groups_messages_by_the_other_chat_newest_first(owner, sender, recipient, owner_client):
@@ -48,25 +74,12 @@ def test_it_groups_messages_by_the_other_chat_newest_first(owner, sender, recipi
 
     html = tab(owner_client, sender)
 
-    assert html.index(f'id="peer-{third.pk}"') < html.index(f'id="peer-{recipient.pk}"')
-    payments = html[html.index(f'id="peer-{recipient.pk}"') :]
+    assert html.index(f'id="peer-group-{third.pk}"') < html.index(f'id="peer-group-{recipient.pk}"')
+    payments = html[html.index(f'id="peer-group-{recipient.pk}"') :]
     assert payments.index("payments answers") < payments.index("first to payments")
     assert "2 messages" in payments and "1 message<" in html
+    assert "max-height" not in Path("static/crosstalk/peers.css").read_text()
     assert "Queued — waking it" in html
-
-
-def test_it_focuses_the_group_named_by_peer(sender, recipient, owner, owner_client):
-    third = make_chat(owner, "search", peers=True)
-    reachable(third)
-    actions.check_send_message(sender, to=recipient.pk, text="a")
-    actions.check_send_message(sender, to=third.pk, text="b")
-
-    html = tab(owner_client, sender, f"?peer={third.pk}")
-
-    assert f'class="peer-group focused" id="peer-{third.pk}" open' in html
-    assert f'class="peer-group" id="peer-{recipient.pk}">' in html
-    assert f'hx-get="/chats/{sender.pk}/peers/live/?peer={third.pk}"' in html
-    assert f'<option value="{third.pk}" selected>' in html
 
 
 def test_it_toggles_the_switch_from_the_tab(chat, owner_client):
@@ -89,7 +102,7 @@ def test_it_toggles_the_switch_from_the_tab(chat, owner_client):
 def test_it_connects_two_chats_with_a_brief(owner, chat, owner_client):
     other = make_chat(owner, "payments", peers=False)
     quiet = make_chat(owner, "never-ran", peers=False)
-    reachable(other)
+    reachable(chat, other)
     assert other.pk in tab(owner_client, chat) and quiet.pk not in tab(owner_client, chat)
 
     response = owner_client.post(
@@ -123,7 +136,7 @@ def test_it_sends_as_this_chat(owner, sender, recipient, owner_client):
         recipient.pk,
     )
     assert "Sent to payments-api" in response.content.decode()
-    assert "You, as this chat" in tab(owner_client, sender)
+    assert "You, as checkout" in tab(owner_client, sender)
 
 
 def test_it_sends_as_yourself(owner, sender, recipient, owner_client):
@@ -145,11 +158,14 @@ def test_it_shows_answers_to_you_in_the_tab(owner, sender, recipient, owner_clie
     turn.final_text = "all green"
     [answer] = delivery.answer_from_final_text(turn)
 
-    html = tab(owner_client, recipient, "?peer=you")
+    html = tab(owner_client, recipient)
 
     assert answer.to_chat_id is None
-    assert 'id="peer-you" open' in html
-    assert "all green" in html and "Delivered — to you" in html
+    assert 'id="peer-group-you"' in html
+    # The answer sits inside the card of the question, in the words for an answer to you.
+    question = html[html.index("status?") - 2000 :]
+    assert "all green" in question and "Delivered — to you" in question
+    assert f'id="tab-msg-{answer.pk}"' in html and html.count("all green") == 1
 
 
 def test_it_shows_a_refusal_inline_and_keeps_what_was_typed(sender, recipient, owner_client):
@@ -204,6 +220,7 @@ def test_it_cancels_from_the_tab(sender, recipient, owner_client):
     peer_actions.check_stop_chat(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="held")
     assert f"/messages/{message.pk}/cancel/" in tab(owner_client, sender)
+    assert "Remove</button>" in tab(owner_client, sender)
 
     owner_client.post(f"/chats/{sender.pk}/messages/{message.pk}/cancel/", **HTMX)
 

@@ -26,28 +26,55 @@ DEMO_CHATS = [
 
 
 class Command(BaseCommand):
-    help = "(Re)create the demo account demo / demo with three demo-agent chats."
+    help = (
+        "Create the demo account demo / demo and its demo-agent chats where they are missing, "
+        "never touching what the person made; --reset starts the demo account over."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="Delete every chat of the demo account and set its password back to demo.",
+        )
 
     @transaction.atomic
-    def handle(self, *args, **options) -> None:
-        user, created = self.demo_user()
-        removed = do_delete_chats(user)
-        verb = "Created" if created else f"Reset (removed {removed} chats)"
-        self.stdout.write(f"{verb} the demo account: log in as {USERNAME} / {PASSWORD}.")
+    def handle(self, *args, reset: bool = False, **options) -> None:
+        user, created = self.demo_user(reset=reset)
+        if created:
+            self.stdout.write(f"Created the demo account: log in as {USERNAME} / {PASSWORD}.")
+        elif reset:
+            removed = do_delete_chats(user)
+            self.stdout.write(
+                f"Reset the demo account (removed {removed} chats): "
+                f"log in as {USERNAME} / {PASSWORD}."
+            )
+        else:
+            self.stdout.write(f"The demo account {USERNAME} is there; kept what it holds.")
+        taken = {
+            name.lower() for name in Chat.objects.filter(user=user).values_list("name", flat=True)
+        }
         for spec in DEMO_CHATS:
+            if spec[0].lower() in taken:
+                continue
             chat = self.create_chat(user, *spec)
             switch = "agent-to-agent on" if chat.peers else "agent-to-agent off"
             self.stdout.write(
-                f"  chat {chat.name} ({chat.repository}, {chat.branch}, demo agent, {switch})"
+                f"  added chat {chat.name} ({chat.repository}, {chat.branch}, demo agent, {switch})"
             )
+        self.stdout.write(
+            "For the admin page (/internal/admin/peers), make a staff account: "
+            "python manage.py createsuperuser"
+        )
 
-    def demo_user(self) -> tuple[User, bool]:
+    def demo_user(self, *, reset: bool) -> tuple[User, bool]:
         user = User.objects.filter(username=USERNAME).first()
         created = user is None
         if created:
             user = User.objects.create_user(USERNAME)
-        # A known, weak password on purpose: this is the local demo account.
-        do_set_password(user, password=PASSWORD, activate=True)
+        if created or reset:
+            # A known, weak password on purpose: this is the local demo account.
+            do_set_password(user, password=PASSWORD, activate=True)
         return user, created
 
     def create_chat(self, user, name, repository, branch, peers, asked, answered) -> Chat:

@@ -20,13 +20,12 @@ from django.db import connection
 from chats import events
 from chats.models import Chat
 from peers import actions
+from peers.actions.record import HOPELESS
 from peers.models import PeerMessage
 from peers.selectors import inbox
 
 logger = logging.getLogger(__name__)
 RECHECK_SECONDS = 2.0
-# A wait ends at once when its message reaches one of these: no answer can come in time.
-HOPELESS = {PeerMessage.State.CANCELLED, PeerMessage.State.NOT_DELIVERED}
 GAVE_UP = object()
 
 

@@ -79,12 +79,21 @@ def refusals_recorded(chat: Chat, *, target: str | None):
         raise
 
 
+# States after which no answer can come in time: a waiting sender stops waiting.
+HOPELESS = {PeerMessage.State.CANCELLED, PeerMessage.State.NOT_DELIVERED}
+
+
 def message_groups(message: PeerMessage) -> list[str]:
-    """The waiting calls a change of this message concerns (peers.waiting listens)."""
-    groups = [events.message_group(message.pk)]
-    if message.reply_to_id:
-        groups.append(events.message_group(message.reply_to_id))
-    if message.to_chat_id:
+    """The waiting calls this change concerns (peers.waiting listens), and only
+    those: each group is one more trip to the channel layer on a send."""
+    groups = []
+    ends_a_wait = message.state in HOPELESS or message.reason == PeerMessage.Reason.HELD
+    if message.waiting_until is not None or ends_a_wait:  # its sender may wait on it
+        groups.append(events.message_group(message.pk))
+    if message.reply_to_id and message.reason == PeerMessage.Reason.AWAITED:
+        groups.append(events.message_group(message.reply_to_id))  # the answer it waits for
+    waits = message.state in (PeerMessage.State.PENDING, PeerMessage.State.QUEUED)
+    if message.to_chat_id and waits and message.reason != PeerMessage.Reason.HELD:
         groups.append(events.inbox_group(message.to_chat_id))
     return groups
 

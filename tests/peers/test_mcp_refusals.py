@@ -11,6 +11,7 @@ from peers.actions import (
 )
 from peers.models import Activity
 from tests.conftest import make_chat
+from tests.peers.conftest import reachable
 from tests.peers.test_mcp_tools import (
     MISSING,
     answered,
@@ -188,6 +189,7 @@ def test_an_outsiders_ids_read_like_missing_ones_through_every_tool(sender, pers
 
 
 def test_an_outsiders_message_reads_like_a_missing_one(sender, person, outsider_chat, outsider):
+    reachable(outsider_chat)
     theirs = check_send_as_person(outsider, from_chat=None, to=outsider_chat.pk, text="x")
     missing = refusal_of(mcp(person, "cancel_peer_message", {"message": "msg_missing"}))
     assert refusal_of(mcp(person, "cancel_peer_message", {"message": theirs.pk})) == missing

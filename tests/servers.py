@@ -34,9 +34,12 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def start_server(env: dict[str, str], *args: str) -> tuple[subprocess.Popen, str]:
-    """`manage.py serve` on a free port, once it says it listens: the process and its URL."""
-    port = free_port()
+def start_server(
+    env: dict[str, str], *args: str, port: int | None = None
+) -> tuple[subprocess.Popen, str]:
+    """`manage.py serve` on a free port (or `port`), once it says it listens: the
+    process and its URL."""
+    port = port or free_port()
     server = subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", "serve", "--port", str(port), *args],
         cwd=ROOT,

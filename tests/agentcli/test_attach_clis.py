@@ -7,12 +7,7 @@ finishes), so what the CLI's next model request carried is asserted exactly."""
 
 import json
 import os
-import selectors
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -25,21 +20,12 @@ from chats.models import Chat
 from tests.agentcli.clis import claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
-
-ROOT = Path(__file__).resolve().parents[2]
-READY_LINE = "Crosstalk is running at"
-START_SECONDS = 30
+from tests.servers import ROOT, free_port, manage, start_server, stop_server
 
 
 @pytest.fixture
 def release_db_thread_connection() -> None:
     """Overrides the suite's autouse fixture: this module never opens a connection."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Crosstalk:
@@ -89,41 +75,6 @@ class Crosstalk:
         return line.split("CROSSTALK_KEY=")[1].split()[0]
 
 
-def manage(env: dict, *args: str) -> str:
-    done = subprocess.run(  # noqa: S603 (our own manage.py with fixed arguments)
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    if done.returncode:
-        pytest.fail(f"manage.py {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout
-
-
-def wait_until_ready(server: subprocess.Popen) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    seen = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(server.stdout, selectors.EVENT_READ)
-        while (left := deadline - time.monotonic()) > 0 and selector.select(left):
-            line = server.stdout.readline()
-            seen.append(line)
-            if READY_LINE in line:
-                return
-            if not line:
-                break
-    pytest.fail("the server did not start:\n" + "".join(seen))
-
-
-def stop(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-    server.stdout.close()
-
-
 @pytest.fixture
 def crosstalk(tmp_path):
     port = free_port()
@@ -133,20 +84,11 @@ def crosstalk(tmp_path):
     env.pop("REDIS_URL", None)
     manage(env, "migrate", "--noinput", "-v0")
     token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
-    server = subprocess.Popen(  # noqa: S603
-        [sys.executable, "manage.py", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    server, _ = start_server(env, port=port)
     try:
-        wait_until_ready(server)
         yield Crosstalk(url, env, token)
     finally:
-        stop(server)
+        stop_server(server)
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ from tests.agentcli.fake_model import FakeModel
 from tests.servers import ROOT, free_port, manage, start_server, stop_server
 
 DEADLINE_SECONDS = 150
+# The site person's password, for the screenshots' log-in.
+PASSWORD = "alice-password-1"
 
 
 @dataclass
@@ -89,6 +91,31 @@ class Site:
         return self.query("select session_id from chats_chat where id = ?", chat["id"])[0][0]
 
 
+def screenshot_chats(site: Site, chats: list[dict], prefix: str) -> None:
+    """With UPDATE_SCREENSHOTS=1: each chat's page as its person sees it, into
+    docs/screenshots/PREFIX-NAME.png (Playwright and Debian's Chromium)."""
+    if os.environ.get("UPDATE_SCREENSHOTS") != "1":
+        return
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        page = browser.new_page(base_url=site.url, viewport={"width": 1440, "height": 900})
+        page.goto("/accounts/login/")
+        page.fill("input[name=username]", "alice")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        for chat in chats:
+            page.goto(f"/chats/{chat['id']}/")
+            page.wait_for_load_state("networkidle")
+            path = ROOT / "docs" / "screenshots" / f"{prefix}-{chat['name']}.png"
+            page.screenshot(path=str(path), full_page=True)
+        browser.close()
+
+
 def poll(check, what: str, timeout: float = DEADLINE_SECONDS):
     """Call check() until it gives something truthy (a hard deadline, no fixed sleep)."""
     deadline = time.monotonic() + timeout
@@ -146,7 +173,8 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     port = free_port()
     env = site_env(tmp, agents, fake, clis, port, **extra)
     manage(env, "migrate", "--noinput")
-    token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
+    login = ["alice", "--create-user", "--password", PASSWORD]
+    token = manage(env, "create_api_token", *login).strip().splitlines()[-1]
     # The last --port wins: the one CROSSTALK_URL names.
     server, _ = start_server(env, "--port", str(port))
     work = tmp / "work"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.agentcli.runner_site import site_fixture
+from tests.agentcli.runner_site import screenshot_chats, site_fixture
 
 pytestmark = pytest.mark.agent_cli
 
@@ -73,6 +73,7 @@ def test_a_hosted_claude_chat_asks_a_hosted_codex_chat_and_gets_the_answer_in_th
     assert question["to_chat"] == codex_chat["id"] and question["answered"]
     assert question["answer"] == answer["id"]
     assert (answer["from_chat"], answer["detail"]) == (codex_chat["id"], "waiting_call")
+    screenshot_chats(site, [asker, codex_chat], "hosted-claude-asks-codex")
     # The answer came back inside the MessageChat call, as its tool result.
     assert site.fake.saw(answer["id"], "anthropic")
     assert site.entries(asker, "tool")[0].startswith("mcp__crosstalk__MessageChat · ")

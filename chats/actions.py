@@ -206,8 +206,8 @@ def do_fail_turn(turn: Turn, *, error: str, lease_expired_by=None) -> bool:
         Entry.objects.create(
             chat=chat, turn=turn, kind=Entry.Kind.NOTICE, text=f"The turn failed: {error}"
         )
-        chat.status = Status.FAILED
-        chat.save(update_fields=["status", "updated_at"])
+        chat.status, chat.failure = Status.FAILED, error
+        chat.save(update_fields=["status", "failure", "updated_at"])
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True

@@ -48,6 +48,8 @@ class Chat(models.Model):
     last_ran_at = models.DateTimeField(null=True, blank=True)
     last_asked = models.TextField(blank=True)
     last_answered = models.TextField(blank=True)
+    # Why its last failed turn failed, in a sentence a person can act on (shown while `failed`).
+    failure = models.TextField(blank=True)
     # When the person last wrote to this chat; the "without you" limits count from here.
     person_wrote_at = models.DateTimeField(null=True, blank=True)
     agent_key_digest = models.CharField(max_length=64, unique=True)

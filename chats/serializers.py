@@ -25,6 +25,7 @@ def chat_json(chat: Chat) -> dict:
         "last_ran_at": iso(chat.last_ran_at),
         "last_asked": chat.last_asked,
         "last_answered": chat.last_answered,
+        "failure": chat.failure if chat.status == Chat.Status.FAILED else None,
     }
 
 

@@ -7,6 +7,7 @@ from asgiref.sync import sync_to_async
 
 from agents.runner import TurnRunner
 from chats.models import Entry, Turn
+from chats.serializers import chat_json
 from peers import actions as peer_actions
 from tests.agents.conftest import claim, fresh, fresh_turn, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
@@ -109,3 +110,6 @@ async def test_it_fails_a_chat_whose_cli_is_missing(owner, fast_steps, monkeypat
     assert await texts(builder, Entry.Kind.NOTICE) == [
         "The turn failed: `claude` was not found on PATH (set CLAUDE_BIN to its path)"
     ]
+    assert chat_json(builder)["failure"] == (
+        "`claude` was not found on PATH (set CLAUDE_BIN to its path)"
+    )

@@ -21,6 +21,7 @@ CHAT_FIELDS = {
     "last_ran_at",
     "last_asked",
     "last_answered",
+    "failure",
 }
 
 

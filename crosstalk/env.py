@@ -28,6 +28,18 @@ def env_str(name: str, default: str) -> str:
     return raw or default
 
 
+def private_dir(name: str, preferred: Path, fallback: Path) -> Path:
+    """$NAME, else `preferred` unless a folder above it may be written by others
+    (Gemini ignores a settings file below such a folder, /tmp say), else `fallback`."""
+    raw = os.environ.get(name, "").strip()
+    if raw:
+        return Path(raw)
+    for folder in preferred.resolve().parents:
+        if folder.exists() and folder.stat().st_mode & 0o022:
+            return fallback
+    return preferred
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

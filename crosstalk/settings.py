@@ -101,7 +101,9 @@ TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)
 # Where hosted CLIs reach this server (their MCP server and hooks); per process group.
 CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PORT', '8000')}")
 # Per-chat configuration the runner writes for hosted CLIs (never into the person's repo).
-AGENTS_DIR = Path(env.env_str("AGENTS_DIR", str(VAR_DIR / "agents")))
+AGENTS_DIR = env.private_dir(
+    "AGENTS_DIR", VAR_DIR / "agents", Path.home() / ".cache" / "crosstalk" / "agents"
+)
 
 LOGGING = {
     "version": 1,

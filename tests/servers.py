@@ -15,6 +15,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 READY_LINE = "Crosstalk is running at"
+
+
+def private_root() -> Path:
+    """Where live-site tests keep the CLIs' generated settings: var/ of the checkout,
+    unless a folder above it may be written by others (a clone under /tmp), which
+    makes Gemini skip a settings file; then a folder of the user's own."""
+    from crosstalk.env import private_dir
+
+    fallback = Path.home() / ".cache" / "crosstalk" / "test-sites"
+    root = private_dir("CROSSTALK_TEST_SITES", ROOT / "var", fallback)
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
 START_SECONDS = 30
 
 

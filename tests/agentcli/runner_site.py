@@ -19,7 +19,7 @@ import pytest
 
 from tests.agentcli.clis import claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
-from tests.servers import ROOT, free_port, manage, start_server, stop_server
+from tests.servers import ROOT, free_port, manage, private_root, start_server, stop_server
 
 DEADLINE_SECONDS = 150
 # The site person's password, for the screenshots' log-in.
@@ -169,7 +169,7 @@ def running_site(tmp: Path, clis: dict, **extra):
 
 
 def serve(tmp: Path, fake, clis: dict, **extra):
-    agents = ROOT / "var" / "test-agents" / uuid.uuid4().hex
+    agents = private_root() / "test-agents" / uuid.uuid4().hex
     port = free_port()
     env = site_env(tmp, agents, fake, clis, port, **extra)
     manage(env, "migrate", "--noinput")

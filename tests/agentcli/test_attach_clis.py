@@ -20,7 +20,7 @@ from chats.models import Chat
 from tests.agentcli.clis import claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
-from tests.servers import ROOT, free_port, manage, start_server, stop_server
+from tests.servers import free_port, manage, private_root, start_server, stop_server
 
 
 @pytest.fixture
@@ -348,8 +348,7 @@ CODEX_FLAGS = [
 def config_dir():
     """Like the runner's, under var/: Gemini skips a settings file below a folder others
     may write to (such as /tmp)."""
-    (ROOT / "var").mkdir(exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="test-hosted-", dir=ROOT / "var"))
+    folder = Path(tempfile.mkdtemp(prefix="test-hosted-", dir=private_root()))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 

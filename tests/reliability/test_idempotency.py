@@ -51,6 +51,7 @@ class TestRetries:
         assert Turn.objects.count() == 1
 
     def test_it_connects_once(self, owner_api, chat, other_chat):
+        reachable(chat, other_chat)
         body = {"chats": [chat.pk, other_chat.pk], "brief": "agree on the port"}
         for _ in range(2):
             assert post(owner_api, "/api/v1/connections", body).status_code == 201

@@ -82,9 +82,11 @@ TOOLS = [
         "self-contained. `replyTo`: the id of the message you are answering (leave it out to "
         "start a new exchange). `waitSeconds`: how long to wait inside this call for the "
         "answer (default 45, at most 45; 0 returns at once and the answer arrives later, "
-        "between your steps).",
+        "between your steps). `idempotencyKey`: optional; a retry with the same key sends "
+        "nothing more and returns the first answer.",
         MessageChatInput,
         message_chat,
         records_input=True,
+        creates=True,
     ),
 ]

@@ -131,6 +131,7 @@ TOOLS = [
         ConnectInput,
         connect_chats,
         records_input=True,
+        creates=True,
     ),
     Tool(
         "send_peer_message",
@@ -139,6 +140,7 @@ TOOLS = [
         PersonMessageInput,
         send_peer_message,
         records_input=True,
+        creates=True,
     ),
     Tool(
         "read_peers",
@@ -167,6 +169,7 @@ TOOLS = [
         "its agent key, shown this once.",
         ChatCreate,
         start_chat,
+        creates=True,
     ),
     Tool(
         "update_chat",

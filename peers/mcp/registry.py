@@ -3,6 +3,7 @@
 Every list and every call starts from the bearer secret again (in a DB thread): the
 credential's state (its chat's switch, a revoked token) may change between calls."""
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -13,12 +14,19 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel
 
 from chats.api import Caller, caller_for_secret
+from chats.idempotency import arun_once
 from chats.inputs import parse
 from chats.refusals import Refusal
 from peers import actions
 from peers.selectors import takes_part
 
 logger = logging.getLogger(__name__)
+IDEMPOTENCY_KEY = "idempotencyKey"
+KEY_SCHEMA = {
+    "type": "string",
+    "description": "Optional. The same key again within 24 h returns the first answer and "
+    "sends nothing more: set one to retry a call that timed out safely.",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +47,14 @@ class Tool:
     run: Callable[[Caller, Any], Answer | Later]  # in a DB thread; raises Refusal
     # Bad input is an activity row where it is on the REST route (a send, a connect).
     records_input: bool = False
+    # It creates something (a message, a connection, a chat): it takes an idempotencyKey.
+    creates: bool = False
 
     def input_schema(self) -> dict:
-        return self.model.model_json_schema(by_alias=True)
+        schema = self.model.model_json_schema(by_alias=True)
+        if self.creates:
+            schema.setdefault("properties", {})[IDEMPOTENCY_KEY] = KEY_SCHEMA
+        return schema
 
 
 class Toolbox:
@@ -51,6 +64,7 @@ class Toolbox:
         self.agent = {tool.name: tool for tool in agent}
         self.person = {tool.name: tool for tool in person}
         self.describe_reach = describe_reach  # Caller -> str, appended to every description
+        self.creating = {tool.name for tool in [*agent, *person] if tool.creates}
 
     def offered(self, caller: Caller | None) -> dict[str, Tool]:
         if caller is None:
@@ -95,6 +109,24 @@ class Toolbox:
         return tool
 
     async def call(self, secret: str, name: str, arguments: dict | None) -> types.CallToolResult:
+        arguments = dict(arguments or {})
+        key = arguments.pop(IDEMPOTENCY_KEY, None) if name in self.creating else None
+        if key is None:
+            return await self.result(secret, name, arguments)
+        if not isinstance(key, str):
+            return refused(Refusal("invalid_input", f"{IDEMPOTENCY_KEY}: a string, if given."))
+        request = f"mcp {name} {json.dumps(arguments, sort_keys=True, default=str)}"
+
+        async def once() -> tuple[int, dict]:
+            return kept(await self.result(secret, name, arguments))
+
+        try:
+            _, body = await arun_once(secret, key, once, request=request)
+        except Refusal as refusal:
+            return refused(refusal)
+        return types.CallToolResult.model_validate(body)
+
+    async def result(self, secret: str, name: str, arguments: dict) -> types.CallToolResult:
         try:
             outcome = await sync_to_async(self.start)(secret, name, arguments)
             answer = outcome if isinstance(outcome, Answer) else await outcome()
@@ -108,6 +140,15 @@ class Toolbox:
             content=[types.TextContent(type="text", text=answer.text)],
             structured_content=answer.body,
         )
+
+
+def kept(result: types.CallToolResult) -> tuple[int, dict]:
+    """A result as chats.idempotency keeps it: a refusal worth retrying (a limit, a
+    server error) carries its REST status, so it is not kept and a retry runs again."""
+    status = 200
+    if result.is_error:
+        status = Refusal(str(result.structured_content.get("code")), "").status
+    return status, result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def refused(refusal: Refusal) -> types.CallToolResult:

@@ -42,11 +42,6 @@ def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:
     return list(chats.exclude(pk=chat.pk).order_by("-last_ran_at"))
 
 
-def reachable_chats(chat: Chat) -> list[Chat]:
-    """Other chats of the account this chat could message now."""
-    return offered_chats(chat)
-
-
 def takes_part(chat: Chat) -> bool:
     """Its agent may list, read and message: the switch is on and it was not started outside."""
     return chat.peers and not chat.from_outside
@@ -54,7 +49,7 @@ def takes_part(chat: Chat) -> bool:
 
 def reach_of(chat: Chat) -> list[Chat]:
     """What the person sees as a chat's reach: none while it does not take part."""
-    return reachable_chats(chat) if takes_part(chat) else []
+    return offered_chats(chat) if takes_part(chat) else []
 
 
 def median_delivery_seconds(user_id: int, path: str) -> float | None:

@@ -10,17 +10,17 @@ from chats.refusals import Refusal, no_chat
 from chats.selectors import get_latest_entries
 from peers.actions.locking import lock_account
 from peers.actions.record import record, refusals_recorded
-from peers.actions.send import Outgoing, check_sender, outside_origin
+from peers.actions.send import Outgoing, check_reachable, check_sender, outside_origin
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
-from peers.selectors import is_reachable, reach_since, reachable_chats
+from peers.selectors import offered_chats
 
 
 def check_list_chats(chat: Chat) -> list[Chat]:
     with refusals_recorded(chat, target=None), transaction.atomic():
         check_list_read(chat)
         record(chat.user_id, Activity.Action.LIST, chat_id=chat.pk)
-    return reachable_chats(chat)
+    return offered_chats(chat)
 
 
 def check_read_chat(chat: Chat, *, target: str, limit: int = 20) -> list[Entry]:
@@ -56,13 +56,7 @@ def readable_chat(chat: Chat, target: str) -> Chat:
         raise no_chat()
     if other.pk == chat.pk:
         raise Refusal("not_yourself", "That is this chat itself; read another chat.")
-    limits = current_limits()
-    if not is_reachable(other, since=reach_since(limits)):
-        raise Refusal(
-            "not_reachable",
-            f"{other.name} does not take part or has not run in "
-            f"the last {limits.reach_hours} hours. List the chats to see who you can reach.",
-        )
+    check_reachable(other, current_limits())
     return other
 
 

@@ -135,11 +135,16 @@ def check_recipient(out: Outgoing, recipient: Chat | None, limits: Limits) -> No
         raise Refusal("not_yourself", "That is this chat itself; message another chat.")
     if out.by_agent and out.from_chat.from_outside:
         raise outside_origin()
-    # One rule for agents and the person, the one every list of the pages offers.
-    if not is_reachable(recipient, since=reach_since(limits)):
+    check_reachable(recipient, limits)
+
+
+def check_reachable(chat: Chat, limits: Limits) -> None:
+    """One rule for agents and the person, sends and reads alike, the one every list
+    of the pages offers (peers.selectors.is_reachable)."""
+    if not is_reachable(chat, since=reach_since(limits)):
         raise Refusal(
             "not_reachable",
-            f"{recipient.name} does not take part in agent-to-agent "
+            f"{chat.name} does not take part in agent-to-agent "
             f"messaging or has not run in the last {limits.reach_hours} hours. "
             "List the chats to see who you can reach.",
         )

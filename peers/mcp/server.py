@@ -12,7 +12,7 @@ from chats.models import Chat
 from chats.serializers import chat_json
 from peers.mcp import agent_tools, person_tools, text
 from peers.mcp.registry import Toolbox
-from peers.selectors import reachable_chats
+from peers.selectors import offered_chats
 
 SERVER_NAME = "crosstalk"
 BEARER_IN_SCOPE = "crosstalk.bearer"  # where the HTTP face leaves the request's bearer secret
@@ -27,7 +27,7 @@ def reach_line(chat: Chat, *, with_switch: bool) -> str:
 def describe_reach(caller: Caller) -> str:
     """Real ids for the model to pick from: what this credential can reach right now."""
     if caller.chat is not None:
-        chats = reachable_chats(caller.chat)[:MOST_LISTED]
+        chats = offered_chats(caller.chat)[:MOST_LISTED]
         head = "Chats you can reach now:" if chats else "No other chat is within reach right now."
     else:
         chats = list(Chat.objects.filter(user=caller.user).order_by("name")[:MOST_LISTED])

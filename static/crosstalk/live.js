@@ -136,6 +136,20 @@
     delete target.dataset.picked;
   });
 
+  // A live refresh of a part keeps its open menus open: a push never undoes a click.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const menus = [...event.detail.target.querySelectorAll("details.menu")];
+    event.detail.target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    const target = event.detail.target;
+    const open = (target.dataset.openMenus || "").split(",");
+    delete target.dataset.openMenus;
+    target.querySelectorAll("details.menu").forEach(function (menu, index) {
+      if (open[index] === "true") menu.open = true;
+    });
+  });
+
   document.addEventListener("htmx:afterSettle", function (event) {
     applyFilter();
     updateTitle();

@@ -354,6 +354,10 @@ def test_it_sends_with_the_keyboard_alone(context):
     # Esc closes the ⋯ menu and gives the focus back to it.
     page.click("#chat-header summary")
     expect(page.locator("#chat-header details.menu")).to_have_attribute("open", "")
+    # A live refresh of the header (a push, a resync) leaves the open menu open.
+    with page.expect_response(re.compile(r"/header/$")):
+        page.evaluate("document.body.dispatchEvent(new CustomEvent('live-resync'))")
+    expect(page.locator("#chat-header details.menu")).to_have_attribute("open", "")
     page.keyboard.press("Escape")
     expect(page.locator("#chat-header details.menu[open]")).to_have_count(0)
 

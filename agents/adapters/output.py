@@ -38,7 +38,7 @@ class TurnOutput:
         self.draft: Entry | None = None
         self.text = ""
         self.dirty = False
-        self.flushed_at = 0.0
+        self.flushed_at = float("-inf")  # the first words show at once, whatever the uptime
 
     @property
     def final_text(self) -> str:

@@ -1,5 +1,7 @@
-"""The plumbing every JSON route under /api/v1/ shares: bearer auth, JSON in and
-out, refusals as {"code", "message"}, no trailing-slash redirects."""
+"""The plumbing every JSON route under /api/v1/ shares: who a bearer secret acts as,
+bodies that are safe to parse and store, pages of lists, refusals as JSON.
+The routes themselves are ninja routers (chats.api_views, peers.api_views),
+assembled with the error handlers in crosstalk.api."""
 
 import json
 import re
@@ -7,11 +9,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, JsonResponse
-from django.urls import re_path
-from django.utils.decorators import method_decorator
-from django.views import View
+from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+from ninja.parser import Parser
+from ninja.security import HttpBearer
 
 from accounts.actions import user_for_api_token
 from chats.models import Chat
@@ -50,41 +51,32 @@ def refusal_response(refusal: Refusal) -> JsonResponse:
     return JsonResponse(refusal.as_json(), status=refusal.status)
 
 
-@method_decorator(csrf_exempt, name="dispatch")
-class ApiView(View):
-    """Subclasses define get/post/patch(self, request, caller, **kwargs) returning
-    (status, body) or a body; `caller_kind` says whose secret the route takes."""
+class Credential(HttpBearer):
+    """Bearer auth of one kind of caller (ninja): the caller becomes request.auth; a
+    missing, unknown or wrong-kind secret is refused as not_authenticated."""
 
-    caller_kind = "person"  # or "agent"
-    http_method_names = ["get", "post", "patch", "put", "delete"]
+    agent = False
+    whose = "a personal API token"
 
-    def dispatch(self, request, *args, **kwargs):
-        try:
-            return self.answer(request, **kwargs)
-        except Refusal as refusal:
-            return refusal_response(refusal)
-        except Http404:
-            return refusal_response(Refusal("not_found", "No such route or object."))
-
-    def answer(self, request, **kwargs):
-        handler = getattr(self, request.method.lower(), None)
-        if handler is None or request.method.lower() not in self.http_method_names:
-            allowed = [m.upper() for m in self.http_method_names if hasattr(self, m)]
-            response = refusal_response(
-                Refusal("method_not_allowed", f"Use {', '.join(allowed)} here.")
-            )
-            response["Allow"] = ", ".join(allowed)
-            return response
+    def __call__(self, request) -> Caller:
         caller = authenticate(request)
-        if caller is None or (self.caller_kind == "agent") != (caller.chat is not None):
-            raise self.unauthenticated()
-        result = handler(request, caller, **kwargs)
-        status, body = result if isinstance(result, tuple) else (200, result)
-        return JsonResponse(body, status=status, safe=False)
+        if caller is None or self.agent != (caller.chat is not None):
+            raise Refusal("not_authenticated", f"Send Authorization: Bearer with {self.whose}.")
+        return caller
 
-    def unauthenticated(self) -> Refusal:
-        whose = "the chat's agent key" if self.caller_kind == "agent" else "a personal API token"
-        return Refusal("not_authenticated", f"Send Authorization: Bearer with {whose}.")
+    def authenticate(self, request, token: str) -> Caller | None:
+        return caller_for_secret(token)
+
+
+class PersonToken(Credential):
+    """Your personal API token: acts as you."""
+
+
+class AgentKey(Credential):
+    """A chat's agent key: acts as that chat's agent and nothing else."""
+
+    agent = True
+    whose = "the chat's agent key"
 
 
 # NUL and lone surrogates: PostgreSQL cannot store them, UTF-8 cannot encode them.
@@ -130,6 +122,13 @@ def json_body(request) -> dict:
     return data
 
 
+class SafeParser(Parser):
+    """ninja's body parser, with json_body's refusals."""
+
+    def parse_body(self, request) -> dict:
+        return json_body(request)
+
+
 def check_json_values(data) -> None:
     """Refuse unsafe strings (keys too) and deep nesting; iterative, so depth costs no stack."""
     stack = [(data, 1)]
@@ -150,37 +149,13 @@ def iter_values(container: dict | list):
     return container.values() if isinstance(container, dict) else container
 
 
-def page_params(request) -> tuple[int, int]:
-    try:
-        limit = int(request.GET.get("limit", 50))
-        offset = int(request.GET.get("offset", 0))
-    except ValueError:
-        raise Refusal("invalid_input", "limit and offset must be whole numbers.") from None
-    return page_bounds(limit, offset)
-
-
-def page_bounds(limit: int, offset: int) -> tuple[int, int]:
-    if offset < 0 or limit < 1:
-        raise Refusal("invalid_input", "limit must be at least 1 and offset at least 0.")
-    return min(limit, 100), offset
-
-
-def paginated(request, queryset, render) -> dict:
-    return page(queryset, render, *page_params(request))
-
-
 def page(queryset, render, limit: int, offset: int) -> dict:
     """A list as JSON (REST and MCP): one page of items and the total count."""
-    limit, offset = page_bounds(limit, offset)
+    limit = min(limit, 100)  # its floor and offset's bounds are the types' (chats.inputs)
     return {
         "items": [render(item) for item in queryset[offset : offset + limit]],
         "count": queryset.count(),
     }
-
-
-def api_path(route: str, view, name: str | None = None):
-    """`route` is a regex without the slash; the slash is optional, never a redirect."""
-    return re_path(rf"^{route}/?$", view, name=name)
 
 
 @csrf_exempt  # a POST to an unknown route is a 404, not the CSRF page

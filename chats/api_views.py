@@ -1,33 +1,42 @@
-"""REST for people: /api/v1/chats and one chat's routes (CONTRACT.md).
+"""REST for people: /api/v1/chats and one chat's prompts (CONTRACT.md).
 
-Thin: parse with chats.inputs, authorize with chats.selectors, change with
-chats.actions. Another account's chat answers exactly like a missing one.
-GET/PATCH of one chat and its stop are peers' (the switch and Stop carry peers
-rules)."""
+Thin: ninja parses with chats.inputs and checks answers against chats.outputs;
+authorize with chats.selectors, change with chats.actions. Another account's chat
+answers exactly like a missing one. GET/PATCH of one chat and its stop are peers'
+(the switch and Stop carry peers rules)."""
+
+from ninja import Router, Status
 
 from chats.actions import check_create_chat, check_prompt
-from chats.api import ApiView, Caller, json_body, paginated
-from chats.inputs import ChatCreate, PromptInput, parse
+from chats.api import PersonToken, page
+from chats.inputs import ChatCreate, Limit, Offset, PromptInput
 from chats.models import Chat
+from chats.outputs import ChatCreated, ChatOut, Page, PromptAccepted, problems
 from chats.selectors import access_chat
 from chats.serializers import chat_json, turn_json
 
-
-class ChatsApi(ApiView):
-    def get(self, request, caller: Caller) -> dict:
-        return paginated(request, Chat.objects.filter(user=caller.user), chat_json)
-
-    def post(self, request, caller: Caller) -> tuple[int, dict]:
-        spec = parse(ChatCreate, json_body(request))
-        chat, agent_key = check_create_chat(caller.user, spec=spec)
-        # The agent key is shown this once; only its digest is kept.
-        return 201, {**chat_json(chat), "agent_key": agent_key}
+router = Router(auth=PersonToken(), tags=["chats"])
 
 
-class ChatPromptsApi(ApiView):
-    def post(self, request, caller: Caller, chat_id: str) -> tuple[int, dict]:
-        chat = access_chat(caller.user, chat_id)
-        prompt = parse(PromptInput, json_body(request))
-        turn = check_prompt(chat, text=prompt.text, send_queued=prompt.send_queued)
-        # Accepted: the turn is requested; the runner starts it (or queues it).
-        return 202, {**chat_json(chat), "turn": turn_json(turn)}
+@router.get("/chats", response={200: Page[ChatOut], **problems(400, 401)})
+def list_chats(request, limit: Limit = 50, offset: Offset = 0):
+    """Your chats, by name."""
+    return page(Chat.objects.filter(user=request.auth.user), chat_json, limit, offset)
+
+
+@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 409, 413)})
+def create_chat(request, spec: ChatCreate):
+    """A new chat; its agent key is in the answer, this once (only its digest is kept)."""
+    chat, agent_key = check_create_chat(request.auth.user, spec=spec)
+    return Status(201, {**chat_json(chat), "agent_key": agent_key})
+
+
+@router.post(
+    "/chats/{chat_id}/prompts",
+    response={202: PromptAccepted, **problems(400, 401, 404, 409, 413, 429)},
+)
+def send_prompt(request, chat_id: str, prompt: PromptInput):
+    """Your prompt: accepted, the turn requested; the runner starts it (or queues it)."""
+    chat = access_chat(request.auth.user, chat_id)
+    turn = check_prompt(chat, text=prompt.text, send_queued=prompt.send_queued)
+    return Status(202, {**chat_json(chat), "turn": turn_json(turn)})

@@ -3,13 +3,16 @@
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from chats.models import Chat
 from chats.refusals import Refusal
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+# A page of a list (REST's query, MCP's arguments): a limit above 100 gives 100.
+Limit = Annotated[int, Field(ge=1, description="How many (at most 100 are given).")]
+Offset = Annotated[int, Field(ge=0, le=2**31 - 1, description="How many to skip.")]
 AgentKind = Literal[tuple(Chat.Agent.values)]
 OriginKind = Literal[tuple(Chat.Origin.values)]
 

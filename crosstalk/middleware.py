@@ -4,15 +4,16 @@
 import hashlib
 import json
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from chats.api import bearer_secret, invalid_characters, too_large, unsafe_text
+from chats.api import Caller, bearer_secret, invalid_characters, too_large, unsafe_text
 from chats.idempotency import arun_once, run_once
 from chats.refusals import Refusal
+from peers.actions import record_refused
 
 API_PREFIX = "/api/v1"
 CODE_BY_STATUS = {
@@ -42,10 +43,30 @@ class ApiGuardMiddleware(Middleware):
     def __call__(self, request: HttpRequest):
         if iscoroutinefunction(self):
             return self.acall(request)
-        return refuse_early(request) or as_json(request, self.get_response(request))
+        early = refuse_early(request)
+        if early:
+            return early
+        response = self.get_response(request)
+        record_refused_input(request)
+        return as_json(request, response)
 
     async def acall(self, request: HttpRequest) -> HttpResponse:
-        return refuse_early(request) or as_json(request, await self.get_response(request))
+        early = refuse_early(request)
+        if early:
+            return early
+        response = await self.get_response(request)
+        if getattr(request, "refused_input", None):
+            await sync_to_async(record_refused_input)(request)
+        return as_json(request, response)
+
+
+def record_refused_input(request: HttpRequest) -> None:
+    """A body or query the API could not read (crosstalk.api) is activity too, once the
+    caller is known; recorded here, after the answer, so async routes need no thread."""
+    refusal = getattr(request, "refused_input", None)
+    caller = getattr(request, "auth", None)
+    if refusal is not None and isinstance(caller, Caller):
+        record_refused(caller.user.pk, refusal, chat_id=getattr(caller.chat, "pk", None))
 
 
 def is_api(request: HttpRequest) -> bool:

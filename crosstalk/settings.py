@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "channels",
     "django_htmx",
+    "ninja",  # its static files serve /api/v1/docs (no CDN)
     "accounts",
     "chats",
     "peers",

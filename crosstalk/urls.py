@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 import chats.api
+from crosstalk.api import urls as api_urls
 from peers.admin_page import views as peers_admin
 
 urlpatterns = [
@@ -17,7 +18,7 @@ urlpatterns = [
     ),
     path("", include("accounts.urls")),
     path("", include("agents.urls")),
-    path("", include("peers.urls_api")),
+    path("api/v1/", api_urls),
     path("", include("peers.urls")),
     path("", include("chats.urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.

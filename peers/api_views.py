@@ -1,27 +1,25 @@
 """REST for peer messaging (CONTRACT.md): the agent's routes under /api/v1/agent/
 (a chat's agent key) and the person's routes (their API token).
 
-Thin: parse with peers.inputs, call the check_* functions, render with
-peers.serializers. The two routes that may wait (MessageChat with a wait, the
-inbox's long-poll) are async views: they wait on the channel layer, holding no
-worker thread and no database connection meanwhile."""
+Thin: ninja parses with peers.inputs and checks answers against peers.outputs;
+the check_* functions decide. The two routes that may wait (MessageChat with a
+wait, the inbox's long-poll) are async: they wait on the channel layer, holding
+no worker thread and no database connection meanwhile."""
 
-from collections.abc import Awaitable, Callable
-from functools import wraps
+from typing import Annotated
 
 from asgiref.sync import sync_to_async
-from django.http import JsonResponse
-from django.views.decorators.csrf import csrf_exempt
-from pydantic import BaseModel
+from ninja import Field, Router, Status
 
-from chats.api import ApiView, Caller, authenticate, json_body, paginated, refusal_response
-from chats.inputs import ChatUpdate
-from chats.refusals import Refusal
+from chats.api import AgentKey, Caller, PersonToken, page
+from chats.inputs import ChatUpdate, Limit, Offset
+from chats.outputs import ChatOut, Page, problems
 from chats.selectors import access_chat
 from chats.serializers import chat_json
 from peers import actions, waiting
-from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput, parse
+from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput
 from peers.models import PeerMessage
+from peers.outputs import ActivityOut, EntryOut, MessageOut, ReachableChat, SentOut
 from peers.selectors import access_message, account_activity, peer_messages, reach_of
 from peers.serializers import (
     activity_json,
@@ -33,89 +31,32 @@ from peers.serializers import (
 )
 
 LONGEST_POLL = 60
+Seconds = Annotated[float, Field(allow_inf_nan=False)]
 
-
-def parse_body[T: BaseModel](model: type[T], request, caller: Caller) -> T:
-    with actions.input_refusals_recorded(caller.user, caller.chat):
-        return parse(model, json_body(request))
-
-
-def whole_number(request, name: str, default: int) -> int:
-    try:
-        return int(request.GET.get(name, default))
-    except ValueError:
-        raise Refusal("invalid_input", f"{name} must be a whole number.") from None
+agent = Router(auth=AgentKey(), tags=["agent"])
+person = Router(auth=PersonToken(), tags=["peers"])
 
 
 # The agent's routes ----------------------------------------------------------
 
 
-class AgentApi(ApiView):
-    caller_kind = "agent"
-
-
-class AgentChatsApi(AgentApi):
+@agent.get("/agent/chats", response={200: Page[ReachableChat], **problems(401, 403)})
+def list_reachable_chats(request):
     """ListChats: the other chats this one can reach, each with how fast it would hear."""
-
-    def get(self, request, caller: Caller) -> dict:
-        return listing(chats_with_how_fast(actions.check_list_chats(caller.chat)))
+    return listing(chats_with_how_fast(actions.check_list_chats(request.auth.chat)))
 
 
-class AgentChatApi(AgentApi):
-    """ReadChat: the latest entries of another chat, without interrupting it."""
-
-    def get(self, request, caller: Caller, chat_id: str) -> dict:
-        limit = min(max(whole_number(request, "limit", 20), 1), 100)
-        entries = actions.check_read_chat(caller.chat, target=chat_id, limit=limit)
-        return listing([entry_json(entry) for entry in entries])
-
-
-class AgentSeenApi(AgentApi):
-    """Marking seen is what delivers an inbox message (path inbox); reading never does."""
-
-    def post(self, request, caller: Caller) -> dict:
-        actions.check_peers_on(caller.chat)
-        seen = parse_body(SeenInput, request, caller)
-        marked = actions.check_mark_seen(caller.chat, ids=seen.ids)
-        return listing([message_json(m) for m in marked])
+@agent.get(
+    "/agent/chats/{chat_id}", response={200: Page[EntryOut], **problems(400, 401, 403, 404, 429)}
+)
+def read_chat(request, chat_id: str, limit: int = 20):
+    """ReadChat: the latest entries of another chat (at most 100), without interrupting it."""
+    limit = min(max(limit, 1), 100)
+    entries = actions.check_read_chat(request.auth.chat, target=chat_id, limit=limit)
+    return listing([entry_json(entry) for entry in entries])
 
 
-def agent_caller(request) -> Caller:
-    caller = authenticate(request)
-    if caller is None or caller.chat is None:
-        raise AgentApi().unauthenticated()
-    return caller
-
-
-type AsyncHandler = Callable[..., Awaitable[tuple[int, dict]]]
-
-
-def async_route(method: str) -> Callable[[AsyncHandler], Callable]:
-    """ApiView's translation (wrong method, refusals → JSON) for an async view."""
-
-    def decorate(handler: AsyncHandler) -> Callable:
-        @csrf_exempt
-        @wraps(handler)
-        async def view(request, **kwargs) -> JsonResponse:
-            if request.method != method:
-                response = refusal_response(Refusal("method_not_allowed", f"Use {method} here."))
-                response["Allow"] = method
-                return response
-            try:
-                status, body = await handler(request, **kwargs)
-            except Refusal as refusal:
-                return refusal_response(refusal)
-            return JsonResponse(body, status=status)
-
-        return view
-
-    return decorate
-
-
-def authenticated_send(request) -> PeerMessage:
-    """Authenticate, parse and send, in one trip to a thread; the wait comes after."""
-    caller = agent_caller(request)
-    spec = parse_body(MessageChatInput, request, caller)
+def send_as_agent(caller: Caller, spec: MessageChatInput) -> PeerMessage:
     message = actions.check_send_message(
         caller.chat,
         to=spec.to,
@@ -128,104 +69,108 @@ def authenticated_send(request) -> PeerMessage:
     return message
 
 
-@async_route("POST")
-async def agent_messages(request) -> tuple[int, dict]:
+@agent.post(
+    "/agent/messages", response={201: SentOut, **problems(400, 401, 403, 404, 409, 413, 429)}
+)
+async def message_chat(request, spec: MessageChatInput):
     """MessageChat; with wait_seconds the call returns the answer if it comes in time."""
-    message = await sync_to_async(authenticated_send)(request)
+    message = await sync_to_async(send_as_agent)(request.auth, spec)
     message, answer = await waiting.wait_for_answer(message)
-    return 201, sent_json(message, answer)
+    return Status(201, sent_json(message, answer))
 
 
-def inbox_caller(request) -> tuple[Caller, float]:
-    caller = agent_caller(request)
-    actions.check_peers_on(caller.chat)
-    try:
-        wait = float(request.GET.get("wait", 0))
-    except ValueError:
-        raise Refusal("invalid_input", "wait must be a number of seconds.") from None
-    if wait != wait:  # NaN
-        raise Refusal("invalid_input", "wait must be a number of seconds.")
-    return caller, min(max(wait, 0.0), LONGEST_POLL)
+@agent.get("/agent/inbox", response={200: Page[MessageOut], **problems(400, 401, 403)})
+async def inbox(request, wait: Seconds = 0):
+    """Messages to this chat not yet seen and not held, oldest first; long-polls `wait`
+    seconds (at most 60) for the first one."""
+    chat = request.auth.chat
+    await sync_to_async(actions.check_peers_on)(chat)
+    wait = min(max(wait, 0.0), LONGEST_POLL)
+    messages = await waiting.wait_for_inbox(chat, wait=wait)
+    return listing([message_json(message) for message in messages])
 
 
-@async_route("GET")
-async def agent_inbox(request) -> tuple[int, dict]:
-    """Messages to this chat not yet seen and not held, oldest first; long-polls `wait` s."""
-    caller, wait = await sync_to_async(inbox_caller)(request)
-    messages = await waiting.wait_for_inbox(caller.chat, wait=wait)
-    return 200, listing([message_json(message) for message in messages])
+@agent.post("/agent/inbox/seen", response={200: Page[MessageOut], **problems(400, 401, 403, 413)})
+def mark_seen(request, seen: SeenInput):
+    """Marking seen is what delivers an inbox message (path inbox); reading never does."""
+    actions.check_peers_on(request.auth.chat)
+    marked = actions.check_mark_seen(request.auth.chat, ids=seen.ids)
+    return listing([message_json(m) for m in marked])
 
 
 # The person's routes ----------------------------------------------------------
 
 
-class ReachApi(ApiView):
-    """The chats this chat could message now, each with how fast it would hear."""
-
-    def get(self, request, caller: Caller, chat_id: str) -> dict:
-        return listing(chats_with_how_fast(reach_of(access_chat(caller.user, chat_id))))
+@person.get("/chats/{chat_id}", response={200: ChatOut, **problems(401, 404)})
+def get_chat(request, chat_id: str):
+    return chat_json(access_chat(request.auth.user, chat_id))
 
 
-class ConnectionsApi(ApiView):
-    def post(self, request, caller: Caller) -> tuple[int, dict]:
-        spec = parse_body(ConnectInput, request, caller)
-        sent = actions.check_connect_chats(caller.user, chat_ids=spec.chats, brief=spec.brief)
-        return 201, listing([message_json(message) for message in sent])
+@person.patch("/chats/{chat_id}", response={200: ChatOut, **problems(400, 401, 404, 409, 413)})
+def update_chat(request, chat_id: str, spec: ChatUpdate):
+    """One chat's name, model or switch; switching agent-to-agent messaging is logged."""
+    chat = access_chat(request.auth.user, chat_id)
+    return chat_json(actions.check_update_chat(request.auth.user, chat, spec=spec))
 
 
-class MessagesApi(ApiView):
-    def get(self, request, caller: Caller) -> dict:
-        messages = peer_messages(caller.user, chat_id=request.GET.get("chat"))
-        return paginated(request, messages, message_json)
-
-    def post(self, request, caller: Caller) -> tuple[int, dict]:
-        spec = parse_body(PersonMessageInput, request, caller)
-        message = actions.check_send_as_person(
-            caller.user,
-            from_chat=spec.from_chat,
-            to=spec.to_chat,
-            text=spec.text,
-            reply_to=spec.reply_to,
-        )
-        return 201, message_json(message)
-
-
-class MessageApi(ApiView):
-    def get(self, request, caller: Caller, message_id: str) -> dict:
-        message = access_message(caller.user, message_id)
-        if message is None:
-            raise actions.no_message()
-        return message_json(message)
-
-
-class MessageCancelApi(ApiView):
-    def post(self, request, caller: Caller, message_id: str) -> dict:
-        return message_json(actions.check_cancel_message(caller.user, message_id=message_id))
-
-
-class ActivityApi(ApiView):
-    """Activity rows, newest first; `chat` matches rows whose chat, target or message involve it."""
-
-    def get(self, request, caller: Caller) -> dict:
-        chat_id = request.GET.get("chat")
-        chat = access_chat(caller.user, chat_id) if chat_id is not None else None
-        return paginated(request, account_activity(caller.user, chat), activity_json)
-
-
-class ChatApi(ApiView):
-    """One chat; PATCH may switch agent-to-agent messaging, which is logged."""
-
-    def get(self, request, caller: Caller, chat_id: str) -> dict:
-        return chat_json(access_chat(caller.user, chat_id))
-
-    def patch(self, request, caller: Caller, chat_id: str) -> dict:
-        chat = access_chat(caller.user, chat_id)
-        spec = parse(ChatUpdate, json_body(request))
-        return chat_json(actions.check_update_chat(caller.user, chat, spec=spec))
-
-
-class ChatStopApi(ApiView):
+@person.post("/chats/{chat_id}/stop", response={200: ChatOut, **problems(401, 404, 409)})
+def stop_chat(request, chat_id: str):
     """Stop: the running turn ends, and messages wait until the person writes."""
+    return chat_json(actions.check_stop_chat(access_chat(request.auth.user, chat_id)))
 
-    def post(self, request, caller: Caller, chat_id: str) -> dict:
-        return chat_json(actions.check_stop_chat(access_chat(caller.user, chat_id)))
+
+@person.get("/chats/{chat_id}/reach", response={200: Page[ReachableChat], **problems(401, 404)})
+def reach(request, chat_id: str):
+    """The chats this chat could message now, each with how fast it would hear."""
+    return listing(chats_with_how_fast(reach_of(access_chat(request.auth.user, chat_id))))
+
+
+@person.post(
+    "/connections", response={201: Page[MessageOut], **problems(400, 401, 403, 404, 409, 413, 429)}
+)
+def connect_chats(request, spec: ConnectInput):
+    """Connect chats: each gets your brief, naming the others."""
+    sent = actions.check_connect_chats(request.auth.user, chat_ids=spec.chats, brief=spec.brief)
+    return Status(201, listing([message_json(message) for message in sent]))
+
+
+@person.get("/messages", response={200: Page[MessageOut], **problems(400, 401, 404)})
+def list_messages(request, chat: str | None = None, limit: Limit = 50, offset: Offset = 0):
+    """Messages of your account, newest first; `chat` keeps those from or to it."""
+    messages = peer_messages(request.auth.user, chat_id=chat)
+    return page(messages, message_json, limit, offset)
+
+
+@person.post("/messages", response={201: MessageOut, **problems(400, 401, 403, 404, 409, 413, 429)})
+def send_message(request, spec: PersonMessageInput):
+    """A message from you (or as one of your chats, `from_chat`) to a chat."""
+    message = actions.check_send_as_person(
+        request.auth.user,
+        from_chat=spec.from_chat,
+        to=spec.to_chat,
+        text=spec.text,
+        reply_to=spec.reply_to,
+    )
+    return Status(201, message_json(message))
+
+
+@person.get("/messages/{message_id}", response={200: MessageOut, **problems(401, 404)})
+def get_message(request, message_id: str):
+    message = access_message(request.auth.user, message_id)
+    if message is None:
+        raise actions.no_message()
+    return message_json(message)
+
+
+@person.post("/messages/{message_id}/cancel", response={200: MessageOut, **problems(401, 404, 409)})
+def cancel_message(request, message_id: str):
+    """Remove a message no agent has taken yet."""
+    return message_json(actions.check_cancel_message(request.auth.user, message_id=message_id))
+
+
+@person.get("/activity", response={200: Page[ActivityOut], **problems(400, 401, 404)})
+def activity(request, chat: str | None = None, limit: Limit = 50, offset: Offset = 0):
+    """Activity rows, newest first; `chat` keeps rows whose chat, target or message involve it."""
+    user = request.auth.user
+    scope = access_chat(user, chat) if chat is not None else None
+    return page(account_activity(user, scope), activity_json, limit, offset)

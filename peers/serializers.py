@@ -79,7 +79,8 @@ def entry_json(entry: Entry) -> dict:
 
 def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
     """MessageChat's answer: the message, and the answering message when a wait took one."""
-    body = {**message_json(message), "answer_message": message_json(answer) if answer else None}
-    if message.reason == PeerMessage.Reason.HELD:
-        body["note"] = HELD_NOTE
-    return body
+    return {
+        **message_json(message),
+        "answer_message": message_json(answer) if answer else None,
+        "note": HELD_NOTE if message.reason == PeerMessage.Reason.HELD else None,
+    }

@@ -1,24 +1,35 @@
-"""POST /api/v1/agent/hooks/<cli>: thin — authenticate the chat's key, parse the
-payload, hand it to peers.hooks.handling, answer the JSON the CLI reads."""
+"""POST /api/v1/agent/hooks/<cli>: thin — one route per CLI, typed by its payload,
+handed to peers.hooks.handling; the answer is the JSON that CLI reads."""
 
-from django.http import Http404
+from typing import Any
 
-from chats.api import ApiView, Caller, json_body
+from ninja import Router
+
+from chats.api import AgentKey
+from chats.outputs import problems
 from chats.refusals import Refusal
-from peers.hooks.clis import CLIS
+from peers.hooks.clis import CLIS, Cli
 from peers.hooks.handling import handle
-from peers.hooks.payloads import Event, parse
+from peers.hooks.payloads import Event
+
+router = Router(auth=AgentKey(), tags=["hooks"])
 
 
-class HookApi(ApiView):
-    caller_kind = "agent"
-    http_method_names = ["post"]
+def add_hook_route(cli: Cli) -> None:
+    payload_model = cli.payload
 
-    def post(self, request, caller: Caller, cli: str) -> dict:
-        spec = CLIS.get(cli)
-        if spec is None:
-            raise Http404
-        payload = parse(spec.payload, json_body(request))
-        if spec.event(payload.hook_event_name) == Event.PROMPT and payload.prompt is None:
+    def hook(request, payload: payload_model) -> dict:
+        if cli.event(payload.hook_event_name) == Event.PROMPT and payload.prompt is None:
             raise Refusal("invalid_input", f"prompt: {payload.hook_event_name} needs the prompt.")
-        return handle(spec, caller.chat, payload)
+        return handle(cli, request.auth.chat, payload)
+
+    hook.__name__ = f"hook_{cli.name.replace('-', '_')}"  # its operationId
+    hook.__doc__ = f"{cli.name}'s hooks: context to add, or more to do before it finishes."
+    router.post(
+        f"/agent/hooks/{cli.name}",
+        response={200: dict[str, Any], **problems(400, 401, 413)},
+    )(hook)
+
+
+for cli in CLIS.values():
+    add_hook_route(cli)

@@ -86,7 +86,6 @@ TOOLS = [
         "nothing more and returns the first answer.",
         MessageChatInput,
         message_chat,
-        records_input=True,
         creates=True,
     ),
 ]

@@ -4,7 +4,7 @@ model itself (peers.inputs, chats.inputs)."""
 
 from pydantic import Field
 
-from chats.inputs import ChatUpdate, Input
+from chats.inputs import ChatUpdate, Input, Limit, Offset
 
 
 class NoInput(Input):
@@ -13,12 +13,12 @@ class NoInput(Input):
 
 class ReadChatInput(Input):
     chat: str
-    limit: int = 20
+    limit: int = 20  # clamped to 1..100
 
 
 class PageInput(Input):
-    limit: int = 50
-    offset: int = 0
+    limit: Limit = 50
+    offset: Offset = 0
 
 
 class ListPeerChatsInput(PageInput):

@@ -130,7 +130,6 @@ TOOLS = [
         "to you. `chats`: the two chat ids.",
         ConnectInput,
         connect_chats,
-        records_input=True,
         creates=True,
     ),
     Tool(
@@ -139,7 +138,6 @@ TOOLS = [
         "chat (its answer then goes to that chat). `replyTo`: a message the recipient sent.",
         PersonMessageInput,
         send_peer_message,
-        records_input=True,
         creates=True,
     ),
     Tool(

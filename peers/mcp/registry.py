@@ -45,8 +45,6 @@ class Tool:
     does: str  # the description's head: what it does, how to call it
     model: type[BaseModel]
     run: Callable[[Caller, Any], Answer | Later]  # in a DB thread; raises Refusal
-    # Bad input is an activity row where it is on the REST route (a send, a connect).
-    records_input: bool = False
     # It creates something (a message, a connection, a chat): it takes an idempotencyKey.
     creates: bool = False
 
@@ -93,8 +91,7 @@ class Toolbox:
         if caller is None:
             raise Refusal("not_authenticated", "Send Authorization: Bearer with a valid secret.")
         tool = self.find(caller, name)
-        if not tool.records_input:
-            return tool.run(caller, parse(tool.model, arguments or {}))
+        # Bad input is an activity row, as on every REST route (crosstalk.middleware).
         with actions.input_refusals_recorded(caller.user, caller.chat):
             spec = parse(tool.model, arguments or {})
         return tool.run(caller, spec)

@@ -7,14 +7,17 @@ from chats.models import Chat, Turn
 MISSING = "chat_0000000000000000"
 PAGES = ["/chats/{id}/", "/chats/{id}/header/", "/chats/{id}/conversation/"]
 PAGE_POSTS = ["/chats/{id}/", "/chats/{id}/peers/", "/chats/{id}/stop/"]
+NO_CHAT = (404, "no_chat")
+# (method, path, body, answer): a body of the wrong type is refused before any chat is
+# looked up, so it reads the same for every id; everything else reads as no_chat.
 API = [
-    ("GET", "/api/v1/chats/{id}", None),
-    ("GET", "/api/v1/chats/{id}/", None),
-    ("PATCH", "/api/v1/chats/{id}", {"peers": False, "name": "mine"}),
-    ("PATCH", "/api/v1/chats/{id}", {"peers": "bad"}),
-    ("POST", "/api/v1/chats/{id}/prompts", {"text": "hello"}),
-    ("POST", "/api/v1/chats/{id}/prompts", {"text": ""}),
-    ("POST", "/api/v1/chats/{id}/stop", None),
+    ("GET", "/api/v1/chats/{id}", None, NO_CHAT),
+    ("GET", "/api/v1/chats/{id}/", None, NO_CHAT),
+    ("PATCH", "/api/v1/chats/{id}", {"peers": False, "name": "mine"}, NO_CHAT),
+    ("PATCH", "/api/v1/chats/{id}", {"peers": "bad"}, (400, "invalid_input")),
+    ("POST", "/api/v1/chats/{id}/prompts", {"text": "hello"}, NO_CHAT),
+    ("POST", "/api/v1/chats/{id}/prompts", {"text": ""}, NO_CHAT),
+    ("POST", "/api/v1/chats/{id}/stop", None, NO_CHAT),
 ]
 
 
@@ -40,14 +43,13 @@ def test_it_answers_404_on_another_accounts_page_actions(chat, outsider_client, 
     assert_untouched(chat)
 
 
-@pytest.mark.parametrize(("method", "path", "body"), API)
+@pytest.mark.parametrize(("method", "path", "body", "answer"), API)
 def test_it_answers_another_accounts_chat_like_a_missing_one(
-    chat, outsider_api, method, path, body
+    chat, outsider_api, method, path, body, answer
 ):
     response = outsider_api.call(method, path.format(id=chat.pk), body)
     missing = outsider_api.call(method, path.format(id=MISSING), body)
-    assert response.status_code == 404
-    assert response.json()["code"] == "no_chat"
+    assert (response.status_code, response.json()["code"]) == answer
     assert response.content == missing.content
     assert response.headers == missing.headers
     assert_untouched(chat)

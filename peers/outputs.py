@@ -1,0 +1,66 @@
+"""Typed output of peer messaging, the shapes peers.serializers build (see chats.outputs)."""
+
+from typing import Literal
+
+from pydantic import Field
+
+from chats.models import Entry
+from chats.outputs import ChatOut, Moment, Output
+from peers.models import Activity, PeerMessage
+
+State = Literal[tuple(PeerMessage.State.values)]
+
+
+class MessageOut(Output):
+    id: str
+    from_chat: str | None = Field(description="None when the person sent it.")
+    to_chat: str
+    sent_by: Literal[tuple(PeerMessage.SentBy.values)]
+    text: str
+    reply_to: str | None
+    exchange: str
+    chain: str
+    hop: int
+    state: State
+    detail: str = Field(description="The path when delivered, else the reason; or ''.")
+    path: Literal[tuple(PeerMessage.Path.values)] | None
+    reason: Literal[tuple(PeerMessage.Reason.values)] | None
+    answered: bool
+    answer: str | None
+    words: str = Field(description="The state in words, as the pages show it.")
+    created_at: Moment | None
+    delivered_at: Moment | None
+
+
+class SentOut(MessageOut):
+    """MessageChat's answer: the message, and the answer a wait took (if any)."""
+
+    answer_message: MessageOut | None
+    note: str | None = Field(description="What to do while the message is held.")
+
+
+class HowFast(Output):
+    path: str
+    words: str
+    median_seconds: float | None
+
+
+class ReachableChat(ChatOut):
+    how_fast: HowFast
+
+
+class EntryOut(Output):
+    kind: Literal[tuple(Entry.Kind.values)]
+    text: str
+    created_at: Moment | None
+    message: str | None
+
+
+class ActivityOut(Output):
+    id: str
+    chat: str | None
+    action: Literal[tuple(Activity.Action.values)]
+    target: str | None
+    message: str | None
+    detail: str
+    created_at: Moment | None

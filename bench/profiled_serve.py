@@ -1,6 +1,6 @@
 """`python -m bench.profiled_serve PORT OUT [serve options]`: `manage.py serve` with
-the worker-thread part of every send (authenticate, parse, check, write, commit,
-publish) profiled by pyinstrument and its SQL timed. Sends come one at a time
+the worker-thread part of every send (check, write, commit, publish; the
+authentication before it is timed apart) profiled by pyinstrument and its SQL timed. Sends come one at a time
 (one connection), one profiler per send in the thread that runs it; the sessions
 are combined. Writes OUT (the call tree as text) and OUT.json (timers) when stopped.
 
@@ -28,7 +28,7 @@ def main() -> None:
     profiling = os.environ.get("BENCH_TIMING_ONLY") != "1"
     totals = {"sends": 0, "seconds": 0.0, "queries": 0, "sql_seconds": 0.0}
     sessions = []
-    send_or_prepare = api_views.send_or_prepare
+    send_as_agent = api_views.send_as_agent
 
     def timed_query(execute, sql, params, many, context):
         started = time.perf_counter()
@@ -38,12 +38,12 @@ def main() -> None:
             totals["queries"] += 1
             totals["sql_seconds"] += time.perf_counter() - started
 
-    def profiled(request):
+    def profiled(caller, spec):
         profiler = start_profiler() if profiling else None
         started = time.perf_counter()
         try:
             with connection.execute_wrapper(timed_query):
-                return send_or_prepare(request)
+                return send_as_agent(caller, spec)
         finally:
             totals["sends"] += 1
             totals["seconds"] += time.perf_counter() - started
@@ -51,7 +51,7 @@ def main() -> None:
                 sessions.append(profiler.stop())
 
     # The bench's own instruments: each caller looks these names up when it calls.
-    api_views.send_or_prepare = profiled
+    api_views.send_as_agent = profiled
     for module, name in PARTS:
         time_part(totals, module, name)
     try:
@@ -64,12 +64,12 @@ def main() -> None:
 
 # Parts of a send timed on their own (wall time, no profiler), where the caller finds them.
 PARTS = [
-    ("peers.api_views", "authenticate"),
-    ("peers.actions", "lock_account"),
-    ("peers.actions", "current_limits"),
-    ("peers.actions", "running_turn"),
-    ("peers.limits", "count_recent"),
-    ("peers.actions", "do_send_message"),
+    ("chats.api", "caller_for_secret"),  # its own trip to a thread, before the send's
+    ("peers.actions.send", "lock_recipient"),
+    ("peers.actions.send", "current_limits"),
+    ("peers.actions.send", "running_turn"),
+    ("peers.actions.send", "check_limits"),
+    ("peers.actions.send", "do_send_message"),
     ("chats.events", "group_send"),
 ]
 
@@ -115,7 +115,7 @@ def render(sessions) -> str:
 
 def from_the_send(records):
     for stack, seconds in records:
-        first = next((i for i, f in enumerate(stack) if f.startswith("send_or_prepare\x00")), None)
+        first = next((i for i, f in enumerate(stack) if f.startswith("send_as_agent\x00")), None)
         if first is not None:
             yield stack[first:], seconds
 

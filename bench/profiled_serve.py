@@ -1,8 +1,9 @@
 """`python -m bench.profiled_serve PORT OUT [serve options]`: `manage.py serve` with
 the worker-thread part of every send (check, write, commit, publish; the
-authentication before it is timed apart) profiled by pyinstrument and its SQL timed. Sends come one at a time
-(one connection), one profiler per send in the thread that runs it; the sessions
-are combined. Writes OUT (the call tree as text) and OUT.json (timers) when stopped.
+authentication before it is timed apart) profiled by pyinstrument and its SQL
+timed. Sends come one at a time (one connection), one profiler per send in the
+thread that runs it; the sessions are combined. Writes OUT (the call tree as text)
+and OUT.json (timers) when stopped.
 
 pyinstrument is a bench-only tool: `.venv/bin/pip install pyinstrument`.
 BENCH_TIMING_ONLY=1 keeps the timers and skips the profiler (no overhead)."""

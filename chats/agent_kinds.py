@@ -14,6 +14,10 @@ class Takes:
     between_steps: bool = False
     # As a running turn is about to end (Stop / AfterAgent hooks): it keeps going.
     as_finished: bool = False
+    # Whether Crosstalk can start a turn of a chat with no working folder. A Claude
+    # Code, Codex or Gemini chat without one is a session the person runs and
+    # attaches themselves: nothing can wake it, its own hooks take its messages.
+    runs_without_folder: bool = True
 
 
 BETWEEN_TURNS_ONLY = Takes()
@@ -26,6 +30,11 @@ def declare(kind: str, takes: Takes) -> None:
 
 def takes(kind: str) -> Takes:
     return _declared.get(kind, BETWEEN_TURNS_ONLY)
+
+
+def can_be_woken(agent: str, folder: str) -> bool:
+    """Whether a turn can be started for a chat of this kind and folder (a wake)."""
+    return bool(folder) or takes(agent).runs_without_folder
 
 
 # kind → check(folder=, command=): "field: sentence" when a new chat of it could not run here.

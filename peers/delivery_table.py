@@ -41,6 +41,11 @@ BEHIND_TURN = Route(
     Turn.Trigger.SEND_ON,
 )
 WAKING = Route(State.QUEUED, Reason.WAKING, Path.TURN_PROMPT, "wakes it now", Turn.Trigger.WAKE)
+# An idle session the person runs and attached (no folder: nothing to wake): its own
+# hooks take the message at its next step, or as it finishes.
+FOR_ITS_SESSION = Route(
+    State.QUEUED, Reason.FOR_ITS_SESSION, Path.BETWEEN_STEPS, "when its session next runs"
+)
 WITH_BACKGROUND_WORK = Route(
     State.QUEUED, Reason.WITH_BACKGROUND_WORK, Path.TURN_PROMPT, "when its background work ends"
 )
@@ -66,6 +71,10 @@ def route_for(recipient: Chat | None, *, awaited: bool = False) -> Route:
         return AWAITED
     if recipient.status == Status.RUNNING:
         return NEXT_STEP if agent_kinds.takes(recipient.agent).between_steps else BEHIND_TURN
+    if recipient.status == Status.IDLE and not agent_kinds.can_be_woken(
+        recipient.agent, recipient.folder
+    ):
+        return FOR_ITS_SESSION
     return BY_STATUS[recipient.status]
 
 

@@ -51,6 +51,7 @@ class PeerMessage(models.Model):
         NEXT_STEP = "next_step", "its next step takes it"
         AWAITED = "awaited", "its sender is waiting for it"
         WAKING = "waking", "waking it"
+        FOR_ITS_SESSION = "for_its_session", "waits for its session to run"
         BEHIND_TURN = "behind_turn", "behind its current turn"
         WITH_BACKGROUND_WORK = "with_background_work", "waits with its background work"
         HELD = "held_until_you_write", "held until you write"

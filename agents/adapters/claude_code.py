@@ -30,7 +30,7 @@ class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
     program = "claude"
     bin_variable = "CLAUDE_BIN"
-    takes = Takes(between_steps=True, as_finished=True)
+    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

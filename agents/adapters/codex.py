@@ -19,7 +19,7 @@ class CodexAgent(CliAdapter):
     kind = Chat.Agent.CODEX
     program = "codex"
     bin_variable = "CODEX_BIN"
-    takes = Takes(between_steps=True, as_finished=True)
+    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

@@ -18,7 +18,7 @@ class GeminiAgent(CliAdapter):
     kind = Chat.Agent.GEMINI
     program = "gemini"
     bin_variable = "GEMINI_BIN"
-    takes = Takes(between_steps=True, as_finished=True)
+    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

@@ -6,6 +6,8 @@ from chats.actions import claim_next_turn, do_stop_chat
 from chats.models import Chat, Entry, Turn
 from peers.hooks.handling import PROMPT_LINE
 from peers.models import PeerMessage
+from peers.serializers import message_json
+from tests.conftest import make_chat
 from tests.peers.conftest import reachable, running
 from tests.peers.hooks import cli_chat, hook, path_of, sample, send
 
@@ -211,3 +213,21 @@ def test_it_sends_on_held_messages_when_the_person_writes_in_their_session(claud
 def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
     Chat.objects.filter(pk=claude.pk).update(origin=Chat.Origin.GITHUB)
     assert hook(claude, CLI, sample(CLI, "SessionStart")).json() == {}
+
+
+def test_a_session_you_attached_takes_what_came_while_it_was_idle(owner, sender):
+    """No folder: Crosstalk cannot start it, so nothing wakes it (no turn that would
+    fail); the message waits for the session, whose next prompt and step take it."""
+    attached = make_chat(owner, "my-session", agent=CLI, peers=True, folder="")
+    reachable(attached)
+    message = send(sender, attached, "which port?")
+    assert (message.state, message.reason) == (State.QUEUED, PeerMessage.Reason.FOR_ITS_SESSION)
+    assert message_json(message)["words"] == "Queued — waits for its session to run"
+    assert not attached.turns.exists()
+
+    start_prompt(attached)
+    message.refresh_from_db()
+    assert message.state == State.PENDING
+    response = hook(attached, CLI, sample(CLI, "PostToolUse"))
+    assert message.pk in response.json()["hookSpecificOutput"]["additionalContext"]
+    assert path_of(message) == "between_steps"

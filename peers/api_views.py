@@ -31,6 +31,19 @@ from peers.serializers import (
 )
 
 LONGEST_POLL = 60
+
+
+def links_to_the_message(status: int) -> dict:
+    """OpenAPI links from an answer that is a message to the routes that take its id,
+    so clients and fuzzers can chain a send to reading or cancelling it."""
+    message_id = {"message_id": "$response.body#/id"}
+    links = {
+        "GetMessage": {"operationId": "get_message", "parameters": message_id},
+        "CancelMessage": {"operationId": "cancel_message", "parameters": message_id},
+    }
+    return {"responses": {status: {"links": links}}}
+
+
 Seconds = Annotated[float, Field(allow_inf_nan=False)]
 
 agent = Router(auth=AgentKey(), tags=["agent"])
@@ -70,7 +83,9 @@ def send_as_agent(caller: Caller, spec: MessageChatInput) -> PeerMessage:
 
 
 @agent.post(
-    "/agent/messages", response={201: SentOut, **problems(400, 401, 403, 404, 409, 413, 429)}
+    "/agent/messages",
+    response={201: SentOut, **problems(400, 401, 403, 404, 409, 413, 429)},
+    openapi_extra=links_to_the_message(201),
 )
 async def message_chat(request, spec: MessageChatInput):
     """MessageChat; with wait_seconds the call returns the answer if it comes in time."""
@@ -141,7 +156,11 @@ def list_messages(request, chat: str | None = None, limit: Limit = 50, offset: O
     return page(messages, message_json, limit, offset)
 
 
-@person.post("/messages", response={201: MessageOut, **problems(400, 401, 403, 404, 409, 413, 429)})
+@person.post(
+    "/messages",
+    response={201: MessageOut, **problems(400, 401, 403, 404, 409, 413, 429)},
+    openapi_extra=links_to_the_message(201),
+)
 def send_message(request, spec: PersonMessageInput):
     """A message from you (or as one of your chats, `from_chat`) to a chat."""
     message = actions.check_send_as_person(

@@ -94,3 +94,11 @@ def test_the_reference_page_loads_only_our_own_files(client):
     for asset in re.findall(r"""(?:src|href)=["']/static/([^"']+)""", page):
         assert finders.find(asset), asset
     assert client.get("/api/v1/docs/").status_code == 200
+
+
+def test_a_sent_message_links_to_reading_and_cancelling_it(document):
+    operation_ids = {operation["operationId"] for _, _, operation in operations(document)}
+    for path in ("/api/v1/messages", "/api/v1/agent/messages"):
+        links = document["paths"][path]["post"]["responses"]["201"]["links"]
+        assert {link["operationId"] for link in links.values()} <= operation_ids
+        assert links["CancelMessage"]["parameters"] == {"message_id": "$response.body#/id"}

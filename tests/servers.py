@@ -32,6 +32,17 @@ def private_root() -> Path:
 START_SECONDS = 30
 
 
+def poll(check, what: str, timeout: float = 20, every: float = 0.05):
+    """Call check() until it gives something truthy, and return that; fail the test
+    past the deadline (a hard deadline, no fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {timeout} s waiting for {what}")
+        time.sleep(every)
+    return found
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

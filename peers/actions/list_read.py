@@ -24,6 +24,8 @@ def check_list_chats(chat: Chat) -> list[Chat]:
 
 
 def check_read_chat(chat: Chat, *, target: str, limit: int = 20) -> list[Entry]:
+    """The latest `limit` entries of another chat (clamped to 1–100, never refused)."""
+    limit = min(max(limit, 1), 100)
     with refusals_recorded(chat, target=target), transaction.atomic():
         check_list_read(chat)
         other = readable_chat(chat, target)

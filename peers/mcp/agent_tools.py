@@ -32,8 +32,7 @@ def list_chats(caller: Caller, spec: NoInput) -> Answer:
 
 
 def read_chat(caller: Caller, spec: ReadChatInput) -> Answer:
-    limit = min(max(spec.limit, 1), 100)  # as the REST route's ?limit=
-    entries = actions.check_read_chat(caller.chat, target=spec.chat, limit=limit)
+    entries = actions.check_read_chat(caller.chat, target=spec.chat, limit=spec.limit)
     body = listing([entry_json(entry) for entry in entries])
     return Answer(text.conversation(access_chat(caller.user, spec.chat).name, body), body)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests import servers
 from tests.agentcli.clis import claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.servers import ROOT, free_port, manage, private_root, start_server, stop_server
@@ -117,13 +118,7 @@ def screenshot_chats(site: Site, chats: list[dict], prefix: str) -> None:
 
 
 def poll(check, what: str, timeout: float = DEADLINE_SECONDS):
-    """Call check() until it gives something truthy (a hard deadline, no fixed sleep)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if found := check():
-            return found
-        time.sleep(0.1)
-    pytest.fail(f"gave up waiting for {what}")
+    return servers.poll(check, what, timeout, every=0.1)
 
 
 def site_fixture(**extra):

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from chats.models import Chat
 from tests.agentcli.clis import claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
-from tests.servers import free_port, manage, private_root, start_server, stop_server
+from tests.servers import free_port, manage, poll, private_root, start_server, stop_server
 
 
 @pytest.fixture
@@ -61,12 +60,7 @@ class Crosstalk:
         return self.call("GET", f"/api/v1/chats/{chat_id}")
 
     def wait_for(self, check, what: str, timeout: float = 20):
-        deadline = time.monotonic() + timeout
-        while not (found := check()):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"gave up after {timeout} s waiting for {what}")
-            time.sleep(0.05)
-        return found
+        return poll(check, what, timeout)
 
     def agent_config(self, chat: str, agent: str, folder: Path) -> str:
         """What a person runs: writes the files and prints the environment line."""

@@ -5,7 +5,6 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from accounts.models import User
 from peers import actions
 from tests.peers.test_admin_page import add_messages
 
@@ -16,14 +15,6 @@ CHANGELISTS = [
 ]
 
 
-@pytest.fixture
-def superuser_client(db):
-    root = User.objects.create_superuser("root", password="root-password-1")
-    client = Client()
-    client.force_login(root)
-    return client
-
-
 def count_queries(client: Client, url: str) -> int:
     with CaptureQueriesContext(connection) as captured:
         response = client.get(url)
@@ -32,33 +23,33 @@ def count_queries(client: Client, url: str) -> int:
 
 
 @pytest.mark.parametrize("url", CHANGELISTS)
-def test_it_lists_many_rows_in_the_same_queries_as_few(url, superuser_client, owner):
+def test_it_lists_many_rows_in_the_same_queries_as_few(url, admin_client, owner):
     add_messages(owner, 3, start=0)
-    few = count_queries(superuser_client, url)
+    few = count_queries(admin_client, url)
     add_messages(owner, 40, start=1)
     add_messages(owner, 40, start=2)
-    assert count_queries(superuser_client, url) == few
+    assert count_queries(admin_client, url) == few
     assert few <= 12
 
 
-def test_it_filters_and_searches_messages(superuser_client, sender, recipient):
+def test_it_filters_and_searches_messages(admin_client, sender, recipient):
     message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
-    found = superuser_client.get("/django-admin/peers/peermessage/?q=port&state__exact=queued")
+    found = admin_client.get("/django-admin/peers/peermessage/?q=port&state__exact=queued")
     assert message.pk in found.content.decode()
-    missed = superuser_client.get("/django-admin/peers/peermessage/?q=port&state__exact=pending")
+    missed = admin_client.get("/django-admin/peers/peermessage/?q=port&state__exact=pending")
     assert message.pk not in missed.content.decode()
 
 
-def test_it_shows_a_messages_state_history(superuser_client, sender, recipient):
+def test_it_shows_a_messages_state_history(admin_client, sender, recipient):
     message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
     actions.check_cancel_message(sender.user, message_id=message.pk)
-    page = superuser_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
+    page = admin_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
     text = page.content.decode()
     assert "state history" in text.lower()
     assert text.index(">sent<") < text.index(">cancelled<") < text.index("now Cancelled")
-    assert superuser_client.get("/django-admin/peers/peermessage/add/").status_code == 403
+    assert admin_client.get("/django-admin/peers/peermessage/add/").status_code == 403
 
 
-def test_it_keeps_activity_read_only(superuser_client, owner):
+def test_it_keeps_activity_read_only(admin_client, owner):
     add_messages(owner, 1, start=0)
-    assert superuser_client.get("/django-admin/peers/activity/add/").status_code == 403
+    assert admin_client.get("/django-admin/peers/activity/add/").status_code == 403

@@ -1,20 +1,8 @@
 """The Django admin for peers: messages and activity read-only; limits through do_set_limits."""
 
-import pytest
-from django.test import Client
-
-from accounts.models import User
 from peers import actions
 from peers.limits import current_limits, defaults
 from peers.models import Activity
-
-
-@pytest.fixture
-def admin_client(db):
-    admin = User.objects.create_superuser("root", password="root-password-1")
-    client = Client()
-    client.force_login(admin)
-    return client
 
 
 def test_it_lists_messages_and_activity_read_only(admin_client, sender, recipient):

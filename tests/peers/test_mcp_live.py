@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,9 +22,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.peers.test_mcp_tools import AGENT_TOOLS, PERSON_TOOLS
-from tests.servers import ROOT, manage, start_server, stop_server
+from tests.servers import ROOT, manage, poll, start_server, stop_server
 
-DEADLINE_SECONDS = 20
 ANSWER_SECONDS = 5
 
 
@@ -55,16 +53,6 @@ def embedded_env(db_path: Path) -> dict[str, str]:
 def rest(site_url: str, secret: str, method: str, path: str, body=None) -> httpx2.Response:
     headers = {"Authorization": f"Bearer {secret}"}
     return httpx2.request(method, site_url + path, json=body, headers=headers, timeout=30)
-
-
-def poll(read, what: str):
-    """Read until it gives something truthy (a hard deadline, no fixed sleep)."""
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline:
-        if found := read():
-            return found
-        time.sleep(0.05)
-    pytest.fail(f"gave up waiting for {what}")
 
 
 def ran_chat(url: str, token: str, name: str) -> dict:

@@ -10,29 +10,16 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 from django.db import connection
 
 from tests.servers import ROOT, free_port
+from tests.servers import poll as wait_for
 
 __all__ = ["ROOT", "Proc", "RedisServer", "WebSocket", "free_port", "http", "stop_all", "wait_for"]
-
-
-def wait_for(check: Callable[[], object], what: str, timeout: float = 20, every: float = 0.05):
-    """Poll check() until it returns something truthy; fail loudly past the deadline."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
-        time.sleep(every)
 
 
 def database_url() -> str:

@@ -29,12 +29,12 @@ def test_it_fails_a_killed_workers_turn_and_runs_the_next_prompt(owner, chat, pr
     survivor = wait_for(lambda: running_on(survivor_chat), "the other turn to start")
     if turn.worker != "doomed":  # each worker takes one turn (TURNS_CONCURRENCY=1)
         doomed, healthy = healthy, doomed
+    doomed.kill()
+    killed_at = time.monotonic()
+    # Sent after the kill: a live worker's next demo step would take it first (a race).
     message = check_send_as_person(owner, from_chat=None, to=chat.pk, text="ping", reply_to=None)
     assert message.state == PeerMessage.State.PENDING
     check_prompt(chat, text="after the crash", send_queued=False)
-
-    doomed.kill()
-    killed_at = time.monotonic()
     wait_for(
         lambda: Chat.objects.get(pk=chat.pk).status == "failed",
         "the chat to fail",

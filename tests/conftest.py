@@ -1,6 +1,7 @@
 """Three personas (CONVENTIONS.md): the owner, a second chat of the owner, an outsider."""
 
 import json
+import os
 import tempfile
 from collections import defaultdict
 
@@ -16,6 +17,25 @@ from chats.inputs import ChatCreate
 
 # fake_model, claude_cli, codex_cli, gemini_cli, … (see tests/agentcli/README.md)
 pytest_plugins = ["tests.agentcli.fixtures"]
+
+
+# Suites that start their own server on its own SQLite file (and so test the same thing
+# whatever DATABASE_URL says); `.ci/run` runs them in its first stage only.
+OWN_SERVER_SUITES = ("tests/agentcli/", "tests/e2e/")
+DB_FIXTURES = {"db", "transactional_db", "django_db_setup"}
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("CROSSTALK_SECOND_STAGE") != "1":
+        return
+    skip = pytest.mark.skip(
+        reason="runs on its own SQLite server whatever the backend: ran in the first stage"
+    )
+    for item in items:
+        path = item.nodeid.replace("\\", "/")
+        own_server = path.startswith(OWN_SERVER_SUITES) or item.get_closest_marker("embedded_only")
+        if own_server and not DB_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(skip)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -142,6 +142,7 @@ async def tool_names(client: Client) -> list[str]:
 # Streamable HTTP -----------------------------------------------------------------
 
 
+@pytest.mark.embedded_only
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/"])
 def test_it_answers_401_json_without_a_valid_secret(site, path):
     for headers in ({}, {"Authorization": "Bearer cak_wrong"}, {"Authorization": "Basic x"}):
@@ -150,6 +151,7 @@ def test_it_answers_401_json_without_a_valid_secret(site, path):
         assert response.json()["code"] == "not_authenticated"
 
 
+@pytest.mark.embedded_only
 def test_it_answers_413_json_for_a_body_over_the_limit(site):
     headers = {"Authorization": f"Bearer {site.token}", "Content-Type": "application/json"}
     body = b'{"text": "' + b"x" * (1024 * 1024 + 1) + b'"}'
@@ -157,6 +159,7 @@ def test_it_answers_413_json_for_a_body_over_the_limit(site):
     assert (response.status_code, response.json()["code"]) == (413, "too_large")
 
 
+@pytest.mark.embedded_only
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_it_serves_the_agent_tools_over_http(site, mode):
     async with http_client(site.url, site.sender["agent_key"], mode=mode) as client:
@@ -167,6 +170,7 @@ async def test_it_serves_the_agent_tools_over_http(site, mode):
     assert [chat["id"] for chat in agent_rest.json()["items"]] == [site.recipient["id"]]
 
 
+@pytest.mark.embedded_only
 async def test_it_serves_the_persons_tools_over_http_with_or_without_the_slash(site):
     for path in ("", "/"):
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {site.token}"})
@@ -178,6 +182,7 @@ async def test_it_serves_the_persons_tools_over_http_with_or_without_the_slash(s
             assert result.content[0].text.startswith("no_chat: ")
 
 
+@pytest.mark.embedded_only
 async def test_a_chat_switched_off_sees_no_tools_at_its_next_list(site):
     async with http_client(site.url, site.token) as person:
         chat = await person.call_tool("start_chat", {"name": "switchable", "peers": True})
@@ -191,6 +196,7 @@ async def test_a_chat_switched_off_sees_no_tools_at_its_next_list(site):
             assert refused.is_error and refused.content[0].text.startswith("peers_off: ")
 
 
+@pytest.mark.embedded_only
 async def test_a_chat_started_from_outside_sees_no_tools(site):
     async with http_client(site.url, site.token) as person:
         chat = await person.call_tool("start_chat", {"name": "from-github", "origin": "github"})
@@ -249,6 +255,7 @@ async def wait_for_answer(site: Site, answering_url: str) -> None:
     assert result.content[0].text.endswith("\n\nport 8080")
 
 
+@pytest.mark.embedded_only
 async def test_message_chat_waits_for_an_answer_sent_through_rest(site):
     await wait_for_answer(site, site.url)
 
@@ -285,6 +292,7 @@ def run_cli(home: Path, *command: str) -> str:
     return done.stdout + done.stderr
 
 
+@pytest.mark.embedded_only
 def test_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path):
     claude = agent_cli("claude")
     url = f"{site.url}/mcp"
@@ -297,6 +305,7 @@ def test_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path)
     assert f"wrong: {url} (HTTP) - ✘ Failed to connect" in listed, listed
 
 
+@pytest.mark.embedded_only
 def test_gemini_connects_with_the_agent_key(site, tmp_path):
     gemini = agent_cli("gemini")
     headers = {"Authorization": f"Bearer {site.sender['agent_key']}"}
@@ -311,6 +320,7 @@ def test_gemini_connects_with_the_agent_key(site, tmp_path):
 # stdio ---------------------------------------------------------------------------
 
 
+@pytest.mark.embedded_only
 async def test_mcp_stdio_serves_the_tools_on_the_local_database(site):
     async with stdio_client(site.env, site.sender["agent_key"]) as client:
         assert await tool_names(client) == AGENT_TOOLS
@@ -324,6 +334,7 @@ async def test_mcp_stdio_serves_the_tools_on_the_local_database(site):
     assert result.structured_content == agent_rest.json()
 
 
+@pytest.mark.embedded_only
 async def test_mcp_stdio_relays_to_a_server(site):
     async with stdio_client(site.env, site.token, url=site.url) as client:
         assert await tool_names(client) == PERSON_TOOLS
@@ -332,6 +343,7 @@ async def test_mcp_stdio_relays_to_a_server(site):
     assert result.structured_content == reach.json()
 
 
+@pytest.mark.embedded_only
 def test_mcp_stdio_refuses_to_start_without_a_valid_key(site):
     for key in ("", "cak_wrong"):
         done = subprocess.run(  # noqa: S603

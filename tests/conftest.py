@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import connections
 from django.test import Client
 
@@ -23,6 +24,15 @@ pytest_plugins = ["tests.agentcli.fixtures"]
 # whatever DATABASE_URL says); `.ci/run` runs them in its first stage only.
 OWN_SERVER_SUITES = ("tests/agentcli/", "tests/e2e/")
 DB_FIXTURES = {"db", "transactional_db", "django_db_setup"}
+
+
+def pytest_configure(config):
+    """Under pytest-xdist each worker has its own test database (named by its pid); give it
+    its own channel-layer prefix too, so one worker's pushes never reach another's tests."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    layer = settings.CHANNEL_LAYERS["default"]
+    if worker and "CONFIG" in layer:
+        layer["CONFIG"]["prefix"] = f"{layer['CONFIG']['prefix']}-{worker}"
 
 
 def pytest_collection_modifyitems(config, items):

@@ -40,6 +40,8 @@ class CommandAgent(CliAdapter):
     kind = Chat.Agent.COMMAND
     program = "command"
     takes = Takes()
+    # No model, no tools: a command quiet for a long while is only working.
+    talks_to_model = False
 
     @classmethod
     def why_not_ready(cls, *, folder: str, command: str) -> str | None:

@@ -32,6 +32,11 @@ class ToolCall:
 
 
 @dataclass(slots=True)
+class ToolDone:
+    """A step's result came back: the CLI is waiting on the model again."""
+
+
+@dataclass(slots=True)
 class Final:
     """The turn's final text, as the CLI reports it (Claude's `result`)."""
 
@@ -45,9 +50,26 @@ class Session:
 
 @dataclass(slots=True)
 class Failure:
-    """The CLI reports that the turn failed (an `is_error` result, an `error` event)."""
+    """The CLI's final event says the turn failed (an `is_error` result, `turn.failed`)."""
 
     message: str
+
+
+@dataclass(slots=True)
+class Trouble:
+    """An error the CLI reported on the way, which it may recover from: shown as a note,
+    and the reason should the turn end badly. `retrying`: the CLI is waiting for the
+    model again (a reconnect), which is not progress."""
+
+    message: str
+    retrying: bool = False
+
+
+@dataclass(slots=True)
+class ToolsMissing:
+    """The CLI started without Crosstalk's tools (its MCP server did not connect)."""
+
+    reason: str
 
 
 @dataclass(slots=True)
@@ -62,7 +84,9 @@ class Notice:
     text: str
 
 
-Event = Said | ToolCall | Final | Session | Failure | Cost | Notice
+Event = (
+    Said | ToolCall | ToolDone | Final | Session | Failure | Trouble | ToolsMissing | Cost | Notice
+)
 
 
 def argument_line(arguments: dict) -> str:

@@ -26,6 +26,8 @@ UNREACHABLE = re.compile(
     r"|waiting for network|failed to connect",
     re.IGNORECASE,
 )
+# Lines a CLI prints on every run, which say nothing of why it failed.
+NOISE = re.compile(r"^Reading (additional )?(input|prompt) from stdin", re.IGNORECASE)
 TAIL_LINES = 3
 LINE_CHARS = 300
 REASON_CHARS = 1500
@@ -49,7 +51,7 @@ def stderr_lines(outcome: ProcessOutcome) -> list[str]:
     for line in picked:
         line = ANSI.sub("", line).strip()
         line = line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
-        if not line or line in seen or size + len(line) > REASON_CHARS:
+        if not line or NOISE.match(line) or line in seen or size + len(line) > REASON_CHARS:
             continue
         seen.add(line)
         kept.append(line)

@@ -91,6 +91,8 @@ class TurnOutput:
             case Cost(usd=usd):
                 self.cost_usd = usd
             case Notice(text=text):
+                # The words after a note (Gemini's, as it takes a message) are a new answer.
+                await self.close_draft()
                 await self.add(Entry.Kind.NOTICE, text)
 
     async def note_trouble(self, message: str) -> None:

@@ -81,7 +81,11 @@ def not_private(folder: Path) -> str | None:
     except OSError as error:
         return f"the settings folder {folder} cannot be made private: {error.strerror}"
     for above in folder.resolve().parents:
-        if above.stat().st_mode & stat.S_IWOTH:
+        try:
+            writable = above.stat().st_mode & stat.S_IWOTH
+        except OSError as error:
+            return f"the settings folder {folder} cannot be checked: {above}: {error.strerror}"
+        if writable:
             return (
                 f"the settings folder {folder} is below {above}, which anyone may write"
                 " (the CLI would ignore its settings there): set AGENTS_DIR to a private folder"

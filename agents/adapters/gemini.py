@@ -21,11 +21,14 @@ from agents.adapters.events import (
     json_line,
     shorten,
 )
+from agents.process import ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
 
 APPROVAL_MODES = {"default", "auto_edit", "yolo", "plan"}
 DEFAULT_APPROVAL = "default"
+# On stderr when it ignores the settings Crosstalk wrote (its tools and hooks with them).
+SETTINGS_SKIPPED = "Skipping system settings file"
 # A warning's note keeps its first line only (a blocked agent's carries a whole message).
 NOTE_CHARS = 300
 
@@ -53,6 +56,11 @@ class GeminiAgent(CliAdapter):
 
     def parse(self, line: str) -> list[Event]:
         return parse_gemini_line(line)
+
+    def missing_tools(self, outcome: ProcessOutcome) -> str:
+        said = f"{outcome.stderr_head}\n{outcome.stderr_tail}".splitlines()
+        skipped = next((line.strip() for line in said if SETTINGS_SKIPPED in line), "")
+        return f"gemini ignored its settings: {shorten(skipped, NOTE_CHARS)}" if skipped else ""
 
 
 def parse_gemini_line(line: str) -> list[Event]:

@@ -5,8 +5,8 @@ repository). Codex gets a CODEX_HOME of the chat's own there, so `exec resume`
 finds the chat's sessions, seeded with the operator's config and login.
 
 Those folders are private, checked at every turn: 0700, ours, and no folder
-above them that anyone may write (Gemini ignores its settings below such a
-folder, /tmp say, and would run without its tools and hooks). One that cannot be
+above them that its group or anyone may write (Gemini skips its settings below
+such a folder, /tmp say, and would run without its tools and hooks). One that cannot be
 made so fails the turn with the reason; there is no quiet fallback."""
 
 import json
@@ -82,12 +82,12 @@ def not_private(folder: Path) -> str | None:
         return f"the settings folder {folder} cannot be made private: {error.strerror}"
     for above in folder.resolve().parents:
         try:
-            writable = above.stat().st_mode & stat.S_IWOTH
+            writable = above.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH)
         except OSError as error:
             return f"the settings folder {folder} cannot be checked: {above}: {error.strerror}"
         if writable:
             return (
-                f"the settings folder {folder} is below {above}, which anyone may write"
+                f"the settings folder {folder} is below {above}, which others may write"
                 " (the CLI would ignore its settings there): set AGENTS_DIR to a private folder"
             )
     return None

@@ -171,6 +171,27 @@ async def test_codex_whose_crosstalk_server_could_not_be_reached_fails(
     )
 
 
+async def test_gemini_that_skipped_its_settings_fails(owner, tmp_path, monkeypatch):
+    program(
+        tmp_path,
+        monkeypatch,
+        "GEMINI_BIN",
+        """\
+        echo "Security Warning: Skipping system settings file '/x/settings.json': insecure" >&2
+        echo '{"type":"result","status":"success"}'
+        """,
+    )
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    await prompt(chat, "go")
+    await run_all()
+
+    (notice,) = await texts(chat, Entry.Kind.NOTICE)
+    assert notice == (
+        "The turn failed: `gemini` started without Crosstalk's tools: gemini ignored its"
+        " settings: Security Warning: Skipping system settings file '/x/settings.json': insecure"
+    )
+
+
 async def test_settings_below_a_folder_anyone_may_write_fail_the_turn(
     owner,
     tmp_path,
@@ -189,7 +210,7 @@ async def test_settings_below_a_folder_anyone_may_write_fail_the_turn(
     assert (await fresh(chat)).status == "failed"
     (notice,) = await texts(chat, Entry.Kind.NOTICE)
     assert notice.startswith(f"The turn failed: the settings folder {shared / 'agents'}")
-    assert "which anyone may write" in notice and "set AGENTS_DIR" in notice
+    assert "which others may write" in notice and "set AGENTS_DIR" in notice
     assert not log.exists(), "the CLI never started without its settings"
 
 

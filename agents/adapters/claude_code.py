@@ -43,6 +43,8 @@ class ClaudeCodeAgent(CliAdapter):
         chat = run.chat
         mode = chat.permission_mode or DEFAULT_MODE
         argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
+        # Its tokens as events too: a model that streams shows progress (TURN_STALL_SECONDS).
+        argv += ["--include-partial-messages"]
         # The attach config adds --mcp-config, --settings (hooks) and --allowedTools: headless
         # Claude refuses an MCP tool that is not listed there (permission_denials).
         argv += ["--permission-mode", mode]

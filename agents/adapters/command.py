@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agents.adapters.base import AgentUnavailable
 from agents.adapters.cli import CliAdapter, HostedRun, missing_folder
-from agents.adapters.events import Event, Said
+from agents.adapters.events import Event, Said, printable
 from agents.adapters.setup import chat_folder
 from chats.agent_kinds import Takes
 from chats.models import Chat
@@ -67,7 +67,7 @@ class CommandAgent(CliAdapter):
         return run.prompt
 
     def parse(self, line: str) -> list[Event]:
-        return [Said(line + "\n", delta=True)]
+        return [Said(printable(line) + "\n", delta=True)]
 
     def program_name(self, chat: Chat) -> str:
         return command_program(chat.command) or "command"

@@ -1,8 +1,11 @@
 """What an adapter's parser reads out of one line of its CLI's event stream."""
 
 import json
+import re
 from dataclasses import dataclass
 
+# What text in the database cannot hold.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 SUMMARY_CHARS = 120
 DETAIL_CHARS = 4000
 # Arguments that say best what a call does, in the order they are looked for.
@@ -105,9 +108,28 @@ def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
 
 
 def json_line(line: str) -> dict | None:
-    """One line of a JSON event stream; anything else (a banner, a warning) is skipped."""
+    """One line of a JSON event stream; anything else (a banner, a warning) is skipped.
+
+    A NUL or a lone surrogate in its strings (escaped in the JSON) becomes U+FFFD:
+    neither can be stored (PostgreSQL refuses NUL in text)."""
     try:
         data = json.loads(line)
     except ValueError:
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    return printable_tree(data) if "\\u" in line else data
+
+
+def printable(text: str) -> str:
+    return UNSTORABLE.sub("\ufffd", text)
+
+
+def printable_tree(value):
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {key: printable_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_tree(item) for item in value]
+    return value

@@ -10,6 +10,7 @@ import re
 import time
 from urllib.parse import urlsplit
 
+from agents.adapters.events import printable
 from agents.adapters.output import TurnOutput
 from agents.process import ProcessOutcome
 
@@ -49,7 +50,7 @@ def stderr_lines(outcome: ProcessOutcome) -> list[str]:
     picked = [line for line in head + tail if MEANINGFUL.search(line)] + tail[-TAIL_LINES:]
     seen, kept, size = set(), [], 0
     for line in picked:
-        line = ANSI.sub("", line).strip()
+        line = printable(ANSI.sub("", line)).strip()
         line = line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
         if not line or NOISE.match(line) or line in seen or size + len(line) > REASON_CHARS:
             continue

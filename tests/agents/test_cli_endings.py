@@ -13,6 +13,8 @@ from types import SimpleNamespace
 import pytest
 from asgiref.sync import sync_to_async
 
+from agents.adapters.codex import parse_codex_line
+from agents.adapters.events import Trouble
 from agents.adapters.judge import Watchdog, failure_reason, host_of, stderr_lines
 from agents.process import Ended, ProcessOutcome
 from chats.models import Entry
@@ -51,6 +53,13 @@ def test_a_huge_stderr_makes_a_bounded_reason():
     reason = failure_reason("codex", ended, SimpleNamespace(failure="", trouble=""), "h")
     assert reason.startswith("`codex` exited with status 1: error: xxx")
     assert len(reason) < 2000
+
+
+def test_bytes_no_database_can_store_never_reach_a_reason_or_an_entry():
+    ended = outcome("error: bad\x00byte\n", "")
+    assert stderr_lines(ended) == ["error: bad\ufffdbyte"]
+    line = '{"type":"error","message":"Reconnecting... a\\u0000b \\ud800"}'
+    assert parse_codex_line(line) == [Trouble("codex: Reconnecting... a\ufffdb \ufffd", True)]
 
 
 def test_a_failure_that_reads_like_the_network_says_the_model_was_unreachable():

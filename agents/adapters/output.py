@@ -46,6 +46,7 @@ class TurnOutput:
         self.draft: Entry | None = None
         self.text = ""
         self.dirty = False
+        self.after_note = False
         self.flushed_at = float("-inf")  # the first words show at once, whatever the uptime
 
     @property
@@ -66,6 +67,8 @@ class TurnOutput:
     async def take_one(self, event: Event) -> None:
         match event:
             case Said(text=text, delta=True):
+                if self.after_note:
+                    await self.close_draft()
                 self.text += text
                 self.dirty = True
             case Said(text=text):
@@ -91,13 +94,16 @@ class TurnOutput:
             case Cost(usd=usd):
                 self.cost_usd = usd
             case Notice(text=text):
-                # The words after a note (Gemini's, as it takes a message) are a new answer.
-                await self.close_draft()
+                # The words after a note (Gemini's, as it takes a message) are a new answer;
+                # those before it stay the final text if none come.
+                await self.flush()
                 await self.add(Entry.Kind.NOTICE, text)
+                self.after_note = True
 
     async def note_trouble(self, message: str) -> None:
         """A note for each new error; one retried over and over shows once."""
         if message != self.trouble:
+            await self.flush()  # the words so far show before it
             await self.add(Entry.Kind.NOTICE, message)
         self.trouble = message
 
@@ -114,7 +120,7 @@ class TurnOutput:
     async def close_draft(self) -> None:
         """What was said before a step stays as it was; the next words start afresh."""
         await self.flush()
-        self.draft, self.text, self.dirty = None, "", False
+        self.draft, self.text, self.dirty, self.after_note = None, "", False, False
 
     async def add(self, kind: str, text: str) -> Entry:
         return await in_db_thread(do_add_entry)(

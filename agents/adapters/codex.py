@@ -22,6 +22,7 @@ from agents.adapters.events import (
     ToolDone,
     Trouble,
     json_line,
+    shorten,
 )
 from agents.adapters.judge import host_of
 from agents.process import ProcessOutcome
@@ -32,6 +33,8 @@ from chats.models import Chat
 NO_ROLLOUT = "no rollout found for thread id"
 # What it prints while it cannot reach the model (and retries, forever when offline).
 RECONNECTING = "Reconnecting..."
+# An error's note is bounded (the reason adds stderr's lines to it).
+NOTE_CHARS = 500
 # On stderr when an MCP server could not be reached (its URL follows).
 MCP_FAILED = "worker quit with fatal"
 
@@ -105,7 +108,7 @@ def parse_codex_line(line: str) -> list[Event]:
     if kind == "turn.failed":
         return [Failure(f"codex reported an error: {error_text(data.get('error'))}")]
     if kind == "error":
-        message = error_text(data)
+        message = shorten(error_text(data), NOTE_CHARS)
         if message.startswith(RECONNECTING):
             return [Trouble(f"codex: {message}", retrying=True)]
         return [Trouble(f"codex reported an error: {message}")]

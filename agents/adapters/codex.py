@@ -25,7 +25,7 @@ from agents.adapters.events import (
     shorten,
 )
 from agents.adapters.judge import host_of
-from agents.process import ProcessOutcome
+from agents.process import Ended, ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
 
@@ -86,7 +86,8 @@ class CodexAgent(CliAdapter):
 
     def lost_session(self, chat: Chat, outcome: ProcessOutcome) -> str | None:
         said = f"{outcome.stderr_head}\n{outcome.stderr_tail}"
-        if not chat.session_id or outcome.exit_code == 0 or NO_ROLLOUT not in said:
+        ended = outcome.ended == Ended.EXITED and outcome.exit_code != 0
+        if not chat.session_id or not ended or NO_ROLLOUT not in said:
             return None
         return (
             f"Codex no longer has this chat's session {chat.session_id} (its folder was"

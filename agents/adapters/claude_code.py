@@ -35,6 +35,7 @@ class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
     program = "claude"
     bin_variable = "CLAUDE_BIN"
+    session_gone = "No conversation found with session ID"
     model_url_variable = "ANTHROPIC_BASE_URL"
     default_model_host = "api.anthropic.com"
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)

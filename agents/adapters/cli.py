@@ -77,6 +77,9 @@ class CliAdapter(Adapter):
     # Where the CLI finds its model: this variable of its environment, else this host.
     model_url_variable = ""
     default_model_host = ""
+    # What it prints when the session it was told to resume is gone (another machine,
+    # its folder cleared): the turn starts a fresh one instead of failing for ever.
+    session_gone = ""
     # A CLI that talks to a model (watched for TURN_STALL_SECONDS without progress) and
     # gets Crosstalk's tools when the chat's switch is on.
     talks_to_model = True
@@ -105,7 +108,14 @@ class CliAdapter(Adapter):
 
     def lost_session(self, chat: Chat, outcome: ProcessOutcome) -> str | None:
         """A note when a resume failed because the session is gone: a fresh one starts."""
-        return None
+        said = f"{outcome.stderr_head}\n{outcome.stderr_tail}"
+        failed = outcome.ended == Ended.EXITED and outcome.exit_code != 0
+        if not (self.session_gone and chat.session_id and failed and self.session_gone in said):
+            return None
+        return (
+            f"`{self.program}` no longer has this chat's session {chat.session_id} (its folder"
+            " was moved or cleared): a fresh session starts, without the earlier conversation."
+        )
 
     @classmethod
     def why_not_ready(cls, *, folder: str, command: str) -> str | None:

@@ -25,12 +25,10 @@ from agents.adapters.events import (
     shorten,
 )
 from agents.adapters.judge import host_of
-from agents.process import Ended, ProcessOutcome
+from agents.process import ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
 
-# Its answer to `exec resume` of a thread its CODEX_HOME does not hold.
-NO_ROLLOUT = "no rollout found for thread id"
 # What it prints while it cannot reach the model (and retries, forever when offline).
 RECONNECTING = "Reconnecting..."
 # An error's note is bounded (the reason adds stderr's lines to it).
@@ -46,6 +44,8 @@ class CodexAgent(CliAdapter):
     kind = Chat.Agent.CODEX
     program = "codex"
     bin_variable = "CODEX_BIN"
+    # Its answer to `exec resume` of a thread its CODEX_HOME does not hold (early on stderr).
+    session_gone = "no rollout found for thread id"
     model_url_variable = "OPENAI_BASE_URL"
     default_model_host = "api.openai.com"
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
@@ -83,16 +83,6 @@ class CodexAgent(CliAdapter):
             if MCP_FAILED in line and ours in line:
                 return f"the crosstalk MCP server at {ours} could not be reached"
         return ""
-
-    def lost_session(self, chat: Chat, outcome: ProcessOutcome) -> str | None:
-        said = f"{outcome.stderr_head}\n{outcome.stderr_tail}"
-        ended = outcome.ended == Ended.EXITED and outcome.exit_code != 0
-        if not chat.session_id or not ended or NO_ROLLOUT not in said:
-            return None
-        return (
-            f"Codex no longer has this chat's session {chat.session_id} (its folder was"
-            " moved or cleared): a fresh session starts, without the earlier conversation."
-        )
 
 
 def parse_codex_line(line: str) -> list[Event]:

@@ -37,6 +37,7 @@ class GeminiAgent(CliAdapter):
     kind = Chat.Agent.GEMINI
     program = "gemini"
     bin_variable = "GEMINI_BIN"
+    session_gone = "Error resuming session"
     model_url_variable = "GOOGLE_GEMINI_BASE_URL"
     default_model_host = "generativelanguage.googleapis.com"
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)

@@ -14,6 +14,7 @@ from tests.agentcli.runner_site import poll, running_site, site_fixture
 pytestmark = pytest.mark.agent_cli
 
 STALL = 5
+PROGRAMS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
 RUNS_SHELL = {"claude-code": "bypassPermissions", "codex": "danger-full-access", "gemini": "yolo"}
 
 
@@ -95,11 +96,29 @@ def test_codex_resuming_a_thread_that_is_gone_starts_a_fresh_session(site):
     assert (done["status"], done["last_answered"]) == ("idle", "two"), site.notes(chat)
     assert site.session_id(chat) not in ("", old)
     (note,) = site.entries(chat, "notice")
-    assert note.startswith(f"Codex no longer has this chat's session {old}")
+    assert note.startswith(f"`codex` no longer has this chat's session {old}")
     assert "a fresh session starts" in note
     # And it resumes the fresh one from then on.
     site.prompt(chat, "[[say three]]")
     assert site.until(chat, "idle", "failed", turns=3)["last_answered"] == "three"
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "gemini"])
+def test_claude_and_gemini_resuming_a_session_they_lack_start_a_fresh_one(site, kind):
+    chat = site.hosted_chat(f"{kind}-moved", kind, permission_mode=RUNS_SHELL[kind])
+    site.prompt(chat, "[[say one]]")
+    assert site.until(chat, "idle", "failed")["status"] == "idle", site.notes(chat)
+    # As if the session lived on another machine: this one has never seen it.
+    gone = "0c0c0c0c-1111-2222-3333-444444444444"
+    site.query("update chats_chat set session_id = ? where id = ?", gone, chat["id"])
+
+    site.prompt(chat, "[[say two]]")
+    done = site.until(chat, "idle", "failed", turns=2)
+
+    assert (done["status"], done["last_answered"]) == ("idle", "two"), site.notes(chat)
+    assert site.session_id(chat) not in ("", gone)
+    (note,) = site.entries(chat, "notice")
+    assert note.startswith(f"`{PROGRAMS[kind]}` no longer has this chat's session {gone}")
 
 
 @pytest.mark.parametrize("kind", ["codex", "gemini", "claude-code"])

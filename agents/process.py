@@ -1,7 +1,8 @@
 """An agent's process, handled in one place: spawned in its own process group,
-its stdout streamed line by line, the tail of its stderr kept, and the whole
-group killed on a timeout, on the person's Stop, on runner shutdown, and after
-it exits (so nothing it started outlives the turn)."""
+its stdout streamed line by line, the head and tail of its stderr kept, and the
+whole group killed on a timeout, on the person's Stop, when the caller's watchdog
+gives up on it (no progress), on runner shutdown, and after it exits (so nothing
+it started outlives the turn)."""
 
 import asyncio
 import atexit
@@ -19,7 +20,9 @@ GRACE_SECONDS = 2.0
 STOP_POLL_SECONDS = 0.5
 # One JSON event can be large (a tool result): allow long lines.
 LINE_LIMIT = 16 * 1024 * 1024
-STDERR_TAIL_CHARS = 2000
+STDERR_TAIL_CHARS = 4000
+# The first lines of stderr too: a CLI often says why it fails first, then a backtrace.
+STDERR_HEAD_CHARS = 4000
 
 
 # Groups of processes running now: killed at exit too, should the server go down abruptly.
@@ -30,6 +33,8 @@ class Ended:
     EXITED = "exited"
     TIMED_OUT = "timed_out"
     STOPPED = "stopped"
+    # The caller's watchdog (`give_up`) said so: no progress, or a start without its tools.
+    GAVE_UP = "gave_up"
 
 
 @dataclass(slots=True)
@@ -49,6 +54,7 @@ class ProcessOutcome:
     stderr_tail: str
     duration_seconds: float
     pgid: int
+    stderr_head: str = ""
 
 
 async def run_process(
@@ -58,21 +64,23 @@ async def run_process(
     timeout: float,
     still_running: Callable[[], Awaitable[bool]],
     poll_seconds: float = STOP_POLL_SECONDS,
+    give_up: Callable[[], bool] | None = None,
 ) -> ProcessOutcome:
-    """Run to the end, the timeout, or a stop; raises OSError when it cannot start.
+    """Run to the end, the timeout, a stop, or until `give_up()` (asked as often as
+    `still_running`) says True; raises OSError when it cannot start.
 
     Cancelling the caller (runner shutdown) kills the group too."""
     started = time.monotonic()
     process = await spawn(spec)
     LIVE_GROUPS.add(process.pid)
-    stderr = deque(maxlen=STDERR_TAIL_CHARS)
+    stderr, head = deque(maxlen=STDERR_TAIL_CHARS), []
     pumps = [
         asyncio.create_task(pump_lines(process.stdout, on_line)),
-        asyncio.create_task(keep_tail(process.stderr, stderr)),
+        asyncio.create_task(keep_tail(process.stderr, stderr, head)),
         asyncio.create_task(feed_stdin(process, spec.stdin)),
     ]
     try:
-        ended = await watch(process, timeout, still_running, poll_seconds)
+        ended = await watch(process, timeout, still_running, poll_seconds, give_up)
     finally:
         await end_group(process, pumps)
     return ProcessOutcome(
@@ -81,6 +89,7 @@ async def run_process(
         stderr_tail="".join(stderr).strip(),
         duration_seconds=round(time.monotonic() - started, 3),
         pgid=process.pid,
+        stderr_head="".join(head).strip(),
     )
 
 
@@ -98,7 +107,7 @@ async def spawn(spec: ProcessSpec) -> asyncio.subprocess.Process:
     )
 
 
-async def watch(process, timeout: float, still_running, poll_seconds: float) -> str:
+async def watch(process, timeout: float, still_running, poll_seconds: float, give_up) -> str:
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
@@ -111,6 +120,8 @@ async def watch(process, timeout: float, still_running, poll_seconds: float) -> 
             pass
         if not await still_running():
             return Ended.STOPPED
+        if give_up is not None and give_up():
+            return Ended.GAVE_UP
 
 
 async def end_group(process, pumps: list[asyncio.Task]) -> None:
@@ -149,9 +160,14 @@ async def pump_lines(stream: asyncio.StreamReader, on_line) -> None:
             await on_line(text)
 
 
-async def keep_tail(stream: asyncio.StreamReader, tail: deque) -> None:
+async def keep_tail(stream: asyncio.StreamReader, tail: deque, head: list) -> None:
+    kept = 0
     while chunk := await stream.read(4096):
-        tail.extend(chunk.decode("utf-8", errors="replace"))
+        text = chunk.decode("utf-8", errors="replace")
+        if kept < STDERR_HEAD_CHARS:
+            head.append(text[: STDERR_HEAD_CHARS - kept])
+            kept += len(head[-1])
+        tail.extend(text)
 
 
 async def feed_stdin(process, text: str | None) -> None:

@@ -99,12 +99,14 @@ TURN_LEASE_SECONDS = env.env_float("TURN_LEASE_SECONDS", 30, minimum=1)
 
 # Longest a hosted agent's turn (a CLI's process) may run before its group is killed.
 TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)
+# A hosted CLI waiting this long for its model with no progress (no event, no step
+# running) fails its turn as "model unreachable", its process group killed.
+TURN_STALL_SECONDS = env.env_float("TURN_STALL_SECONDS", 60, minimum=1)
 # Where hosted CLIs reach this server (their MCP server and hooks); per process group.
 CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PORT', '8000')}")
 # Per-chat configuration the runner writes for hosted CLIs (never into the person's repo).
-AGENTS_DIR = env.private_dir(
-    "AGENTS_DIR", VAR_DIR / "agents", Path.home() / ".cache" / "crosstalk" / "agents"
-)
+# Checked private at every turn (agents.adapters.setup), never replaced by another folder.
+AGENTS_DIR = Path(env.env_str("AGENTS_DIR", str(VAR_DIR / "agents")))
 
 LOGGING = {
     "version": 1,

@@ -2,7 +2,9 @@
 
 import json
 import os
+import shutil
 import tempfile
+import uuid
 from collections import defaultdict
 
 import pytest
@@ -15,6 +17,7 @@ from accounts.actions import do_create_api_token
 from accounts.models import User
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
+from tests.servers import private_root
 
 # fake_model, claude_cli, codex_cli, gemini_cli, … (see tests/agentcli/README.md)
 pytest_plugins = ["tests.agentcli.fixtures"]
@@ -90,7 +93,11 @@ def stand_in_clis(monkeypatch, tmp_path_factory, settings):
         program.chmod(0o755)
     for variable in CLI_BINS.values():
         monkeypatch.setenv(variable, str(program))
-    settings.AGENTS_DIR = tmp_path_factory.mktemp("agents")
+    # Hosted CLIs' settings must be private: not under /tmp, which anyone may write.
+    agents = private_root() / "test-agents" / uuid.uuid4().hex
+    settings.AGENTS_DIR = agents
+    yield
+    shutil.rmtree(agents, ignore_errors=True)
 
 
 def make_chat(user, name: str, **fields):

@@ -1,9 +1,9 @@
 """Claude Code, headless: `claude -p PROMPT --output-format stream-json --verbose`.
 
 Its stream: `system/init` (session id, MCP servers and their status),
-`assistant` messages (text and tool_use blocks), `user` tool results, and one
-`result` (final text, `is_error`, cost). An error result still says
-`subtype: "success"`: `is_error` is what counts."""
+`system/api_retry` while it retries the model, `assistant` messages (text and
+tool_use blocks), `user` tool results, and one `result` (final text, `is_error`,
+cost). An error result still says `subtype: "success"`: `is_error` is what counts."""
 
 import os
 
@@ -17,6 +17,9 @@ from agents.adapters.events import (
     Said,
     Session,
     ToolCall,
+    ToolDone,
+    ToolsMissing,
+    Trouble,
     json_line,
 )
 from chats.agent_kinds import Takes
@@ -24,18 +27,25 @@ from chats.models import Chat
 
 BYPASS_MODES = {"bypassPermissions"}
 DEFAULT_MODE = "default"
+# An MCP server still connecting is not missing (yet); any other status but connected is.
+MCP_FINE = {"connected", "pending"}
 
 
 class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
     program = "claude"
     bin_variable = "CLAUDE_BIN"
+    session_gone = "No conversation found with session ID"
+    model_url_variable = "ANTHROPIC_BASE_URL"
+    default_model_host = "api.anthropic.com"
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat
         mode = chat.permission_mode or DEFAULT_MODE
         argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
+        # Its tokens as events too: a model that streams shows progress (TURN_STALL_SECONDS).
+        argv += ["--include-partial-messages"]
         # The attach config adds --mcp-config, --settings (hooks) and --allowedTools: headless
         # Claude refuses an MCP tool that is not listed there (permission_denials).
         argv += ["--permission-mode", mode]
@@ -65,8 +75,16 @@ def parse_claude_line(line: str) -> list[Event]:
     kind = data.get("type")
     if kind == "system" and data.get("subtype") == "init":
         return init_events(data)
+    if kind == "system" and data.get("subtype") == "api_retry":
+        return [Trouble(f"claude is retrying the model: {retry_text(data)}", retrying=True)]
     if kind == "assistant":
         return message_events(data.get("message") or {})
+    if kind == "user":
+        content = (data.get("message") or {}).get("content")
+        blocks = content if isinstance(content, list) else []
+        return [
+            ToolDone() for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
     if kind == "result":
         return result_events(data)
     return []
@@ -74,11 +92,21 @@ def parse_claude_line(line: str) -> list[Event]:
 
 def init_events(data: dict) -> list[Event]:
     events: list[Event] = [Session(data["session_id"])] if data.get("session_id") else []
-    for server in data.get("mcp_servers") or []:
-        if server.get("name") == "crosstalk" and server.get("status") != "connected":
-            status = server.get("status", "unknown")
-            events.append(Notice(f"The crosstalk MCP server did not connect ({status})."))
+    if not isinstance(data.get("mcp_servers"), list):
+        return events  # this version does not say
+    servers = {s.get("name"): s.get("status") for s in data["mcp_servers"] if isinstance(s, dict)}
+    if "crosstalk" not in servers:
+        events.append(ToolsMissing("the crosstalk MCP server was not loaded"))
+    elif servers["crosstalk"] not in MCP_FINE:
+        status = servers["crosstalk"] or "unknown"
+        events.append(ToolsMissing(f"the crosstalk MCP server did not connect ({status})"))
     return events
+
+
+def retry_text(data: dict) -> str:
+    error = data.get("error") or data.get("error_status") or "no answer"
+    attempt, most = data.get("attempt"), data.get("max_retries")
+    return f"{error} (attempt {attempt} of {most})" if attempt and most else str(error)
 
 
 def message_events(message: dict) -> list[Event]:

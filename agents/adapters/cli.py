@@ -1,8 +1,12 @@
 """What every command-line agent shares: find the program, configure the turn,
 run it as a process (agents.process), stream its events into the conversation,
-and turn how it ended into the turn's result or a failure the person can act on.
+and turn how it ended into the turn's result or a failure the person can act on
+(agents.adapters.judge): its exit status and final event decide, warnings and
+errors it recovered from are notes, a model out of reach fails it within
+TURN_STALL_SECONDS.
 
-Each subclass knows one CLI: its argv, its extra environment, its parser."""
+Each subclass knows one CLI: its argv, its extra environment, its parser, where
+its model is."""
 
 import os
 import shutil
@@ -20,15 +24,24 @@ from agents.adapters.base import (
     TurnStopped,
 )
 from agents.adapters.events import Event
+from agents.adapters.judge import Watchdog, failure_reason, host_of
 from agents.adapters.output import TurnOutput
 from agents.adapters.setup import HostedSetup, hosted_setup
 from agents.dbthread import in_db_thread
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
-from chats.actions import do_set_session_id, turn_is_running
+from chats.actions import do_add_entry, do_set_session_id, turn_is_running
 from chats.hosted_actions import do_issue_turn_key, do_record_run
-from chats.models import Chat
+from chats.models import Chat, Entry
 
-STDERR_LINES = 6
+
+@dataclass(slots=True)
+class Attempt:
+    """One run of the CLI: how it ended, what it said, its watchdog, its model's host."""
+
+    outcome: ProcessOutcome
+    output: TurnOutput
+    watchdog: Watchdog
+    host: str
 
 
 @dataclass(slots=True)
@@ -61,6 +74,15 @@ class CliAdapter(Adapter):
     kind = ""
     program = ""
     bin_variable = ""
+    # Where the CLI finds its model: this variable of its environment, else this host.
+    model_url_variable = ""
+    default_model_host = ""
+    # What it prints when the session it was told to resume is gone (another machine,
+    # its folder cleared): the turn starts a fresh one instead of failing for ever.
+    session_gone = ""
+    # A CLI that talks to a model (watched for TURN_STALL_SECONDS without progress) and
+    # gets Crosstalk's tools when the chat's switch is on.
+    talks_to_model = True
 
     # What a subclass says -------------------------------------------------------
 
@@ -75,6 +97,25 @@ class CliAdapter(Adapter):
 
     def parse(self, line: str) -> list[Event]:
         raise NotImplementedError
+
+    def model_host(self, run: HostedRun, env: dict[str, str]) -> str:
+        """The host of the model URL the CLI is given (`env`: its whole environment)."""
+        return host_of(env.get(self.model_url_variable, ""), self.default_model_host)
+
+    def missing_tools(self, outcome: ProcessOutcome) -> str:
+        """Why the CLI ran without Crosstalk's tools, when only its stderr tells."""
+        return ""
+
+    def lost_session(self, chat: Chat, outcome: ProcessOutcome) -> str | None:
+        """A note when a resume failed because the session is gone: a fresh one starts."""
+        said = f"{outcome.stderr_head}\n{outcome.stderr_tail}"
+        failed = outcome.ended == Ended.EXITED and outcome.exit_code != 0
+        if not (self.session_gone and chat.session_id and failed and self.session_gone in said):
+            return None
+        return (
+            f"`{self.program}` no longer has this chat's session {chat.session_id} (its folder"
+            " was moved or cleared): a fresh session starts, without the earlier conversation."
+        )
 
     @classmethod
     def why_not_ready(cls, *, folder: str, command: str) -> str | None:
@@ -118,20 +159,39 @@ class CliAdapter(Adapter):
         key = await in_db_thread(do_issue_turn_key)(ctx.turn)
         setup = await in_db_thread(hosted_setup)(ctx.chat, key=key)
         run = HostedRun(ctx.chat, binary, ctx.input, setup, workdir)
+        attempt = await self.attempt(ctx, run, key)
+        if (note := self.lost_session(ctx.chat, attempt.outcome)) is not None:
+            await in_db_thread(do_add_entry)(
+                ctx.chat, kind=Entry.Kind.NOTICE, text=note, turn=ctx.turn
+            )
+            await in_db_thread(do_set_session_id)(ctx.chat, session_id="")
+            attempt = await self.attempt(ctx, run, key)
+        return self.result(attempt, self.program_name(ctx.chat))
+
+    async def attempt(self, ctx: TurnContext, run: HostedRun, key: str) -> Attempt:
+        """Run the CLI once (argv from the chat as it is now)."""
         output = TurnOutput(ctx.turn)
-        outcome = await self.start(ctx, self.spec(run, key), output)
+        spec = self.spec(run, key)
+        host = self.model_host(run, {**os.environ, **spec.env})
+        stall = settings.TURN_STALL_SECONDS if self.talks_to_model else None
+        tools = self.talks_to_model and ctx.chat.peers
+        watchdog = Watchdog(output, stall, tools_expected=tools)
+        outcome = await self.start(ctx, spec, output, watchdog)
+        output.tools_missing = output.tools_missing or self.missing_tools(outcome)
         await output.flush()
         await self.record(ctx, outcome, output)
-        return self.result(outcome, output, self.program_name(ctx.chat))
+        return Attempt(outcome, output, watchdog, host)
 
     def spec(self, run: HostedRun, key: str) -> ProcessSpec:
         crosstalk = {"CROSSTALK_URL": settings.CROSSTALK_URL, "CROSSTALK_KEY": key}
         env = {**run.setup.env, **self.env(run), **crosstalk}
         return ProcessSpec(self.argv(run), cwd=run.workdir, env=env, stdin=self.stdin(run))
 
-    async def start(self, ctx: TurnContext, spec: ProcessSpec, output: TurnOutput):
+    async def start(
+        self, ctx: TurnContext, spec: ProcessSpec, output: TurnOutput, watchdog: Watchdog
+    ) -> ProcessOutcome:
         async def on_line(line: str) -> None:
-            await output.take(self.parse(line))
+            watchdog.saw(await output.take(self.parse(line)))
 
         async def still_running() -> bool:
             return await in_db_thread(turn_is_running)(ctx.turn.pk)
@@ -142,6 +202,7 @@ class CliAdapter(Adapter):
                 on_line=on_line,
                 timeout=settings.TURN_TIMEOUT_SECONDS,
                 still_running=still_running,
+                give_up=watchdog.give_up,
             )
         except OSError as error:
             raise AgentUnavailable(f"`{spec.argv[0]}` could not start: {error}") from None
@@ -156,24 +217,16 @@ class CliAdapter(Adapter):
         if output.session_id:
             await in_db_thread(do_set_session_id)(ctx.chat, session_id=output.session_id)
 
-    def result(self, outcome: ProcessOutcome, output: TurnOutput, program: str) -> TurnResult:
+    def result(self, attempt: Attempt, program: str) -> TurnResult:
+        """Decided by how it ended: its exit status and its final event."""
+        outcome, output, watchdog = attempt.outcome, attempt.output, attempt.watchdog
         if outcome.ended == Ended.STOPPED:
             raise TurnStopped
         if outcome.ended == Ended.TIMED_OUT:
             limit = f"{settings.TURN_TIMEOUT_SECONDS:g}"
             raise AgentFailed(f"`{program}` ran past {limit} s and was stopped")
-        # What the CLI said went wrong tells more than its exit status (1 after an error).
-        if output.failure:
-            raise AgentFailed(output.failure)
-        if outcome.exit_code != 0:
-            raise AgentFailed(exit_failure(program, outcome))
+        if outcome.ended == Ended.GAVE_UP or watchdog.tools_missing():
+            raise AgentFailed(watchdog.reason(program, outcome, attempt.host))
+        if output.failure or outcome.exit_code != 0:
+            raise AgentFailed(failure_reason(program, outcome, output, attempt.host))
         return TurnResult(output.final_text)
-
-
-def exit_failure(program: str, outcome: ProcessOutcome) -> str:
-    """`claude` exited with status 1: <the last lines of its stderr>."""
-    code = outcome.exit_code
-    killed = code is not None and code < 0
-    how = f"was killed by signal {-code}" if killed else f"exited with status {code}"
-    tail = "\n".join(outcome.stderr_tail.splitlines()[-STDERR_LINES:])
-    return f"`{program}` {how}" + (f": {tail}" if tail else "")

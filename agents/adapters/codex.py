@@ -4,12 +4,37 @@ sessions live, so a resume finds them).
 
 Its stream: `thread.started{thread_id}`, `item.started/completed` of
 `command_execution`, `mcp_tool_call`, `file_change`, `agent_message{text}`,
-`error` (warnings), then `turn.completed` or `turn.failed` / `error`."""
+`error` events on the way (a reconnect to the model, after which it may well
+succeed: notes, not failures), then `turn.completed` or `turn.failed`. Whether
+the turn failed is decided by that last event and the exit status."""
+
+import tomllib
+
+from django.conf import settings
 
 from agents.adapters.cli import CliAdapter, HostedRun
-from agents.adapters.events import Event, Failure, Said, Session, ToolCall, json_line
+from agents.adapters.events import (
+    Event,
+    Failure,
+    Said,
+    Session,
+    ToolCall,
+    ToolDone,
+    Trouble,
+    json_line,
+    shorten,
+)
+from agents.adapters.judge import host_of
+from agents.process import ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
+
+# What it prints while it cannot reach the model (and retries, forever when offline).
+RECONNECTING = "Reconnecting..."
+# An error's note is bounded (the reason adds stderr's lines to it).
+NOTE_CHARS = 500
+# On stderr when an MCP server could not be reached (its URL follows).
+MCP_FAILED = "worker quit with fatal"
 
 SANDBOXES = {"read-only", "workspace-write", "danger-full-access"}
 DEFAULT_SANDBOX = "workspace-write"
@@ -19,6 +44,10 @@ class CodexAgent(CliAdapter):
     kind = Chat.Agent.CODEX
     program = "codex"
     bin_variable = "CODEX_BIN"
+    # Its answer to `exec resume` of a thread its CODEX_HOME does not hold (early on stderr).
+    session_gone = "no rollout found for thread id"
+    model_url_variable = "OPENAI_BASE_URL"
+    default_model_host = "api.openai.com"
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
@@ -37,6 +66,24 @@ class CodexAgent(CliAdapter):
     def parse(self, line: str) -> list[Event]:
         return parse_codex_line(line)
 
+    def model_host(self, run: HostedRun, env: dict[str, str]) -> str:
+        """Its provider's base_url (the chat's CODEX_HOME/config.toml), else OPENAI_BASE_URL."""
+        try:
+            config = tomllib.loads((run.setup.folder / "config.toml").read_text())
+        except (OSError, ValueError):
+            config = {}
+        provider = (config.get("model_providers") or {}).get(config.get("model_provider"))
+        url = provider.get("base_url", "") if isinstance(provider, dict) else ""
+        return host_of(url or env.get(self.model_url_variable, ""), self.default_model_host)
+
+    def missing_tools(self, outcome: ProcessOutcome) -> str:
+        said = f"{outcome.stderr_head}\n{outcome.stderr_tail}".splitlines()
+        ours = settings.CROSSTALK_URL.rstrip("/")
+        for line in said:
+            if MCP_FAILED in line and ours in line:
+                return f"the crosstalk MCP server at {ours} could not be reached"
+        return ""
+
 
 def parse_codex_line(line: str) -> list[Event]:
     data = json_line(line)
@@ -52,8 +99,15 @@ def parse_codex_line(line: str) -> list[Event]:
     if kind == "turn.failed":
         return [Failure(f"codex reported an error: {error_text(data.get('error'))}")]
     if kind == "error":
-        return [Failure(f"codex reported an error: {error_text(data)}")]
+        message = shorten(error_text(data), NOTE_CHARS)
+        if message.startswith(RECONNECTING):
+            return [Trouble(f"codex: {message}", retrying=True)]
+        return [Trouble(f"codex reported an error: {message}")]
     return []
+
+
+# Items that start and later complete: a step the model waits for.
+STEPS = {"command_execution", "mcp_tool_call", "web_search"}
 
 
 def started_item(item: dict) -> list[Event]:
@@ -73,9 +127,12 @@ def completed_item(item: dict) -> list[Event]:
     kind = item.get("type")
     if kind == "agent_message" and item.get("text", "").strip():
         return [Said(item["text"])]
+    if kind in STEPS:
+        return [ToolDone()]
     if kind == "file_change":
         paths = [change.get("path", "?") for change in item.get("changes") or []]
-        return [ToolCall("edit", {"path": ", ".join(paths), "changes": item.get("changes")})]
+        edit = {"path": ", ".join(paths), "changes": item.get("changes")}
+        return [ToolCall("edit", edit), ToolDone()]
     # `error` items are warnings (a model's metadata missing): the turn goes on.
     return []
 

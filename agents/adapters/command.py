@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agents.adapters.base import AgentUnavailable
 from agents.adapters.cli import CliAdapter, HostedRun, missing_folder
-from agents.adapters.events import Event, Said
+from agents.adapters.events import Event, Said, printable
 from agents.adapters.setup import chat_folder
 from chats.agent_kinds import Takes
 from chats.models import Chat
@@ -40,6 +40,8 @@ class CommandAgent(CliAdapter):
     kind = Chat.Agent.COMMAND
     program = "command"
     takes = Takes()
+    # No model, no tools: a command quiet for a long while is only working.
+    talks_to_model = False
 
     @classmethod
     def why_not_ready(cls, *, folder: str, command: str) -> str | None:
@@ -65,7 +67,7 @@ class CommandAgent(CliAdapter):
         return run.prompt
 
     def parse(self, line: str) -> list[Event]:
-        return [Said(line + "\n", delta=True)]
+        return [Said(printable(line) + "\n", delta=True)]
 
     def program_name(self, chat: Chat) -> str:
         return command_program(chat.command) or "command"

@@ -1,8 +1,11 @@
 """What an adapter's parser reads out of one line of its CLI's event stream."""
 
 import json
+import re
 from dataclasses import dataclass
 
+# What text in the database cannot hold.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 SUMMARY_CHARS = 120
 DETAIL_CHARS = 4000
 # Arguments that say best what a call does, in the order they are looked for.
@@ -32,6 +35,11 @@ class ToolCall:
 
 
 @dataclass(slots=True)
+class ToolDone:
+    """A step's result came back: the CLI is waiting on the model again."""
+
+
+@dataclass(slots=True)
 class Final:
     """The turn's final text, as the CLI reports it (Claude's `result`)."""
 
@@ -45,9 +53,26 @@ class Session:
 
 @dataclass(slots=True)
 class Failure:
-    """The CLI reports that the turn failed (an `is_error` result, an `error` event)."""
+    """The CLI's final event says the turn failed (an `is_error` result, `turn.failed`)."""
 
     message: str
+
+
+@dataclass(slots=True)
+class Trouble:
+    """An error the CLI reported on the way, which it may recover from: shown as a note,
+    and the reason should the turn end badly. `retrying`: the CLI is waiting for the
+    model again (a reconnect), which is not progress."""
+
+    message: str
+    retrying: bool = False
+
+
+@dataclass(slots=True)
+class ToolsMissing:
+    """The CLI started without Crosstalk's tools (its MCP server did not connect)."""
+
+    reason: str
 
 
 @dataclass(slots=True)
@@ -62,7 +87,9 @@ class Notice:
     text: str
 
 
-Event = Said | ToolCall | Final | Session | Failure | Cost | Notice
+Event = (
+    Said | ToolCall | ToolDone | Final | Session | Failure | Trouble | ToolsMissing | Cost | Notice
+)
 
 
 def argument_line(arguments: dict) -> str:
@@ -81,9 +108,28 @@ def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
 
 
 def json_line(line: str) -> dict | None:
-    """One line of a JSON event stream; anything else (a banner, a warning) is skipped."""
+    """One line of a JSON event stream; anything else (a banner, a warning) is skipped.
+
+    A NUL or a lone surrogate in its strings (escaped in the JSON) becomes U+FFFD:
+    neither can be stored (PostgreSQL refuses NUL in text)."""
     try:
         data = json.loads(line)
     except ValueError:
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    return printable_tree(data) if "\\u" in line else data
+
+
+def printable(text: str) -> str:
+    return UNSTORABLE.sub("\ufffd", text)
+
+
+def printable_tree(value):
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {key: printable_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_tree(item) for item in value]
+    return value

@@ -2,22 +2,44 @@
 `--resume SESSION`.
 
 Its stream: `init{session_id}`, `message` (the assistant's in `delta` pieces),
-`tool_use{tool_name, parameters}`, `tool_result`, `result{status}`, `error`.
-It reports no final text of its own: the words after its last step are it."""
+`tool_use{tool_name, parameters}`, `tool_result`, `error{severity, message}`
+(a warning such as "Agent execution blocked" when its AfterAgent hook hands it a
+message, after which it carries on: a note, not a failure), `result{status}`.
+It reports no final text of its own: the words after its last step are it.
+Whether the turn failed is decided by `result` and the exit status."""
 
 from agents.adapters.cli import CliAdapter, HostedRun
-from agents.adapters.events import Event, Failure, Said, Session, ToolCall, json_line
+from agents.adapters.events import (
+    Event,
+    Failure,
+    Notice,
+    Said,
+    Session,
+    ToolCall,
+    ToolDone,
+    Trouble,
+    json_line,
+    shorten,
+)
+from agents.process import ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
 
 APPROVAL_MODES = {"default", "auto_edit", "yolo", "plan"}
 DEFAULT_APPROVAL = "default"
+# On stderr when it ignores the settings Crosstalk wrote (its tools and hooks with them).
+SETTINGS_SKIPPED = "Skipping system settings file"
+# A warning's note keeps its first line only (a blocked agent's carries a whole message).
+NOTE_CHARS = 300
 
 
 class GeminiAgent(CliAdapter):
     kind = Chat.Agent.GEMINI
     program = "gemini"
     bin_variable = "GEMINI_BIN"
+    session_gone = "Error resuming session"
+    model_url_variable = "GOOGLE_GEMINI_BASE_URL"
+    default_model_host = "generativelanguage.googleapis.com"
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
@@ -36,6 +58,11 @@ class GeminiAgent(CliAdapter):
     def parse(self, line: str) -> list[Event]:
         return parse_gemini_line(line)
 
+    def missing_tools(self, outcome: ProcessOutcome) -> str:
+        said = f"{outcome.stderr_head}\n{outcome.stderr_tail}".splitlines()
+        skipped = next((line.strip() for line in said if SETTINGS_SKIPPED in line), "")
+        return f"gemini ignored its settings: {shorten(skipped, NOTE_CHARS)}" if skipped else ""
+
 
 def parse_gemini_line(line: str) -> list[Event]:
     data = json_line(line)
@@ -48,11 +75,20 @@ def parse_gemini_line(line: str) -> list[Event]:
         return [Said(data["content"], delta=bool(data.get("delta")))]
     if kind == "tool_use":
         return [ToolCall(data.get("tool_name", "tool"), data.get("parameters") or {})]
+    if kind == "tool_result":
+        return [ToolDone()]
     if kind == "result" and data.get("status") not in (None, "success"):
         return [Failure(f"gemini reported an error: {error_text(data)}")]
     if kind == "error":
-        return [Failure(f"gemini reported an error: {error_text(data)}")]
+        return error_events(data)
     return []
+
+
+def error_events(data: dict) -> list[Event]:
+    first = next((line for line in error_text(data).splitlines() if line.strip()), "")
+    if data.get("severity") == "warning":
+        return [Notice(shorten(f"gemini: {first.strip()}", NOTE_CHARS))]
+    return [Trouble(shorten(f"gemini reported an error: {first.strip()}", NOTE_CHARS))]
 
 
 def error_text(data: dict) -> str:

@@ -2,17 +2,24 @@
 (agents.attach): the `crosstalk` MCP server and the hooks for that chat, with
 the turn's key, written under var/agents/<chat>/ (never into the person's
 repository). Codex gets a CODEX_HOME of the chat's own there, so `exec resume`
-finds the chat's sessions, seeded with the operator's config and login."""
+finds the chat's sessions, seeded with the operator's config and login.
+
+Those folders are private, checked at every turn: 0700, ours, and no folder
+above them that its group or anyone may write (Gemini skips its settings below
+such a folder, /tmp say, and would run without its tools and hooks). One that cannot be
+made so fails the turn with the reason; there is no quiet fallback."""
 
 import json
 import os
 import shutil
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 
+from agents.adapters.base import AgentUnavailable
 from agents.attach import CLIS, attach_config, write_files
 from chats.models import Chat
 
@@ -41,9 +48,12 @@ def config_folder(chat: Chat) -> Path:
 def hosted_setup(chat: Chat, *, key: str) -> HostedSetup:
     """Write the chat's configuration for this turn; what the CLI is started with."""
     folder = config_folder(chat)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     if chat.agent not in CLIS:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         return HostedSetup(folder, {}, [])
+    for private in dict.fromkeys((Path(settings.AGENTS_DIR), chat_folder(chat), folder)):
+        if (problem := not_private(private)) is not None:
+            raise AgentUnavailable(problem)
     config = attach_config(
         chat, chat.agent, key=key, base_url=settings.CROSSTALK_URL, hosted=True, config_dir=folder
     )
@@ -55,6 +65,32 @@ def hosted_setup(chat: Chat, *, key: str) -> HostedSetup:
         argv += codex_overrides(config.files.pop("config.toml", ""))
     write_files(config, folder)
     return HostedSetup(folder, env, argv)
+
+
+def not_private(folder: Path) -> str | None:
+    """Make `folder` private (0700, ours); why it cannot be, or None."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = folder.lstat()
+        if not stat.S_ISDIR(info.st_mode):
+            return f"the settings folder {folder} is not a folder (a link?)"
+        if info.st_uid != os.geteuid():
+            return f"the settings folder {folder} belongs to another user"
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            folder.chmod(0o700)
+    except OSError as error:
+        return f"the settings folder {folder} cannot be made private: {error.strerror}"
+    for above in folder.resolve().parents:
+        try:
+            writable = above.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        except OSError as error:
+            return f"the settings folder {folder} cannot be checked: {above}: {error.strerror}"
+        if writable:
+            return (
+                f"the settings folder {folder} is below {above}, which others may write"
+                " (the CLI would ignore its settings there): set AGENTS_DIR to a private folder"
+            )
+    return None
 
 
 def operator_codex_home() -> Path:

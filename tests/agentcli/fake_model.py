@@ -13,6 +13,7 @@ import gzip
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -54,6 +55,9 @@ class FakeModel:
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._failures: list[int] = []
+        self._holds: list[float] = []
+        # Set while a held model call waits (see hold_next).
+        self.holding = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self
@@ -88,6 +92,16 @@ class FakeModel:
         """Answer the next `times` model calls with this HTTP error status."""
         with self._lock:
             self._failures.extend([status] * times)
+
+    def hold_next(self, seconds: float) -> None:
+        """Answer the next model call only after `seconds` (`holding` is set meanwhile):
+        time for a message to arrive while the CLI waits for its model."""
+        with self._lock:
+            self._holds.append(seconds)
+
+    def take_hold(self) -> float:
+        with self._lock:
+            return self._holds.pop(0) if self._holds else 0.0
 
     def take_failure(self) -> int | None:
         with self._lock:
@@ -190,7 +204,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, dialect, body: dict, encode):
         request = self._record(dialect.name, body)
-        status = self.server.fake.take_failure()
+        fake = self.server.fake
+        if seconds := fake.take_hold():
+            fake.holding.set()
+            time.sleep(seconds)  # the fake model thinking; the test waits on `holding`
+            fake.holding.clear()
+        status = fake.take_failure()
         if status:
             return self._send(status, "application/json", _error_body(status))
         request.answer = decide(dialect, body)

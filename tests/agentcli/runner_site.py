@@ -35,6 +35,8 @@ class Site:
     work: Path
     fake: object
     names: set = field(default_factory=set)
+    # The hosted CLIs' settings folders (AGENTS_DIR): one per chat.
+    agents: Path | None = None
 
     def call(self, method: str, path: str, body=None, *, secret: str | None = None):
         headers = {"Authorization": f"Bearer {secret or self.token}"}
@@ -175,7 +177,7 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     work = tmp / "work"
     work.mkdir(exist_ok=True)
     try:
-        yield Site(env["CROSSTALK_URL"], token, tmp / "site.sqlite3", work, fake)
+        yield Site(env["CROSSTALK_URL"], token, tmp / "site.sqlite3", work, fake, agents=agents)
     finally:
         stop_server(server)
         shutil.rmtree(agents, ignore_errors=True)

@@ -1,12 +1,24 @@
 """Each adapter's parser, on the event streams captured from the real CLIs."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from agents.adapters.claude_code import parse_claude_line
 from agents.adapters.codex import parse_codex_line
-from agents.adapters.events import Cost, Failure, Final, Notice, Said, Session, ToolCall
+from agents.adapters.events import (
+    Cost,
+    Failure,
+    Final,
+    Notice,
+    Said,
+    Session,
+    ToolCall,
+    ToolDone,
+    ToolsMissing,
+    Trouble,
+)
 from agents.adapters.gemini import parse_gemini_line
 
 # Copies of shared/agent-clis/samples/ (captured from real runs against a fake model).
@@ -60,15 +72,30 @@ def test_it_reports_a_claude_error_result_even_when_it_says_success():
     assert not of_type(events, Final)
 
 
-def test_it_notices_a_crosstalk_mcp_server_that_did_not_connect():
-    line = (
-        '{"type":"system","subtype":"init","session_id":"s1",'
-        '"mcp_servers":[{"name":"crosstalk","status":"failed"}]}'
-    )
-    assert parse_claude_line(line) == [
+def test_a_claude_that_starts_without_its_crosstalk_tools_says_so():
+    init = '{"type":"system","subtype":"init","session_id":"s1","mcp_servers":%s}'
+
+    assert parse_claude_line(init % '[{"name":"crosstalk","status":"failed"}]') == [
         Session("s1"),
-        Notice("The crosstalk MCP server did not connect (failed)."),
+        ToolsMissing("the crosstalk MCP server did not connect (failed)"),
     ]
+    assert parse_claude_line(init % '[{"name":"other","status":"connected"}]') == [
+        Session("s1"),
+        ToolsMissing("the crosstalk MCP server was not loaded"),
+    ]
+    assert parse_claude_line(init % '[{"name":"crosstalk","status":"connected"}]') == [
+        Session("s1")
+    ]
+
+
+def test_a_claude_retrying_its_model_is_no_progress_and_a_tool_result_ends_a_step():
+    retry = '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error":"x"}'
+    result = '{"type":"user","message":{"content":[{"type":"tool_result","content":"hi"}]}}'
+
+    assert parse_claude_line(retry) == [
+        Trouble("claude is retrying the model: x (attempt 2 of 10)", retrying=True)
+    ]
+    assert parse_claude_line(result) == [ToolDone()]
 
 
 def test_it_reads_a_codex_turn():
@@ -82,7 +109,9 @@ def test_it_reads_a_codex_turn():
     (said,) = of_type(events, Said)
     assert said.text.startswith("FAKE-FINAL after 2 tool call(s).") and not said.delta
     # Its `error` items are warnings (model metadata missing): the turn went on.
-    assert not of_type(events, Failure)
+    assert not of_type(events, Failure) and not of_type(events, Trouble)
+    # Each step that started also ended: the CLI waits on the model again.
+    assert len(of_type(events, ToolDone)) == len(of_type(events, ToolCall))
 
 
 def test_it_resumes_the_same_codex_thread():
@@ -96,6 +125,22 @@ def test_it_resumes_the_same_codex_thread():
 def test_it_reports_a_failed_codex_turn():
     line = '{"type":"turn.failed","error":{"message":"stream disconnected"}}'
     assert parse_codex_line(line) == [Failure("codex reported an error: stream disconnected")]
+
+
+def test_a_codex_reconnect_is_a_note_and_no_progress_not_a_failure():
+    reconnect = (
+        '{"type":"error","message":"Reconnecting... 1/1 (unexpected status 500 Internal'
+        ' Server Error: fake failure)"}'
+    )
+    offline = '{"type":"error","message":"Reconnecting... waiting for network"}'
+    other = '{"type":"error","message":"quota exceeded"}'
+
+    (event,) = parse_codex_line(reconnect)
+    assert event.retrying and event.message.startswith("codex: Reconnecting... 1/1")
+    assert parse_codex_line(offline) == [
+        Trouble("codex: Reconnecting... waiting for network", retrying=True)
+    ]
+    assert parse_codex_line(other) == [Trouble("codex reported an error: quota exceeded")]
 
 
 def test_it_reads_a_gemini_turn():
@@ -123,6 +168,25 @@ def test_it_resumes_the_same_gemini_session():
 def test_it_reports_a_gemini_error():
     line = '{"type":"result","status":"error","error":{"type":"x","message":"quota exceeded"}}'
     assert parse_gemini_line(line) == [Failure("gemini reported an error: quota exceeded")]
+
+
+def test_a_gemini_warning_is_a_note_and_an_error_event_is_not_the_turns_end():
+    blocked = {
+        "type": "error",
+        "severity": "warning",
+        "message": "Agent execution blocked: <crosstalk-message from='x'>\n" + "long " * 200,
+    }
+    line = json.dumps(blocked)
+
+    (note,) = parse_gemini_line(line)
+    assert isinstance(note, Notice)
+    assert note.text == "gemini: Agent execution blocked: <crosstalk-message from='x'>"
+    assert parse_gemini_line('{"type":"error","severity":"error","message":"fetch failed"}') == [
+        Trouble("gemini reported an error: fetch failed")
+    ]
+    assert parse_gemini_line('{"type":"tool_result","tool_id":"t","status":"success"}') == [
+        ToolDone()
+    ]
 
 
 @pytest.mark.parametrize("parse", [parse_claude_line, parse_codex_line, parse_gemini_line])

@@ -7,7 +7,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from agents.adapters.events import Said, ToolCall
+from agents.adapters.events import Notice, Said, ToolCall, Trouble
 from agents.adapters.output import TurnOutput
 from chats import events
 from chats.actions import check_prompt, claim_next_turn, do_finish_turn
@@ -73,3 +73,34 @@ async def test_it_shows_steps_between_what_the_agent_says_and_ends_on_the_final_
         (Entry.Kind.ANSWER, "Found it."),
     ]
     assert output.final_text == "Found it." and output.tool_calls == 1
+
+
+async def test_a_note_splits_the_answer_and_a_retried_error_shows_once(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=3600)
+
+    await output.take([Said("first", delta=True), Said(" words", delta=True)])
+    await output.take([Notice("gemini: Agent execution blocked: a message came")])
+    await output.take([Said("late", delta=True), Said(" answer", delta=True)])
+    for _ in range(3):
+        assert not await output.take([Trouble("codex: Reconnecting...", retrying=True)])
+    assert await output.take([])  # any other line of the stream is progress
+    await output.flush()
+
+    assert await entries(chat) == [
+        ("answer", "first words"),
+        ("notice", "gemini: Agent execution blocked: a message came"),
+        ("answer", "late answer"),
+        ("notice", "codex: Reconnecting..."),
+    ]
+    assert output.final_text == "late answer"
+
+
+async def test_the_words_before_a_last_note_stay_the_final_text(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn)
+
+    await output.take([Said("all done", delta=True), Notice("gemini: a warning")])
+    await output.flush()
+
+    assert output.final_text == "all done"

@@ -8,7 +8,13 @@ import textwrap
 
 import pytest
 
-from agents.process import Ended, ProcessSpec, run_process
+from agents.process import (
+    STDERR_HEAD_CHARS,
+    STDERR_TAIL_CHARS,
+    Ended,
+    ProcessSpec,
+    run_process,
+)
 from tests.agents.conftest import group_gone
 
 
@@ -40,7 +46,8 @@ async def test_it_streams_stdout_lines_and_keeps_the_stderr_tail(tmp_path):
         print("two", flush=True)
         print(os.getcwd(), os.environ["CROSSTALK_KEY"], flush=True)
         print(sys.stdin.read() == "", flush=True)
-        print("oops " * 1000, file=sys.stderr)
+        print("first words", file=sys.stderr)
+        print("oops " * 2000, file=sys.stderr)
         print("last words", file=sys.stderr)
         """,
     )
@@ -54,7 +61,11 @@ async def test_it_streams_stdout_lines_and_keeps_the_stderr_tail(tmp_path):
 
     assert lines == ["one", "two", f"{tmp_path} cak_x", "True"]
     assert (outcome.ended, outcome.exit_code) == (Ended.EXITED, 0)
-    assert outcome.stderr_tail.endswith("oops \nlast words") and len(outcome.stderr_tail) <= 2000
+    assert outcome.stderr_tail.endswith("oops \nlast words")
+    assert len(outcome.stderr_tail) <= STDERR_TAIL_CHARS
+    # Its head too: a CLI often says what went wrong first, then a long backtrace.
+    assert outcome.stderr_head.startswith("first words\noops")
+    assert len(outcome.stderr_head) <= STDERR_HEAD_CHARS
     assert await group_gone(outcome.pgid)
 
 
@@ -83,6 +94,23 @@ async def test_it_kills_the_whole_group_on_timeout(tmp_path):
     assert outcome.ended == Ended.TIMED_OUT and outcome.exit_code is not None
     assert await group_gone(outcome.pgid)
     assert children, "the grandchild never started"
+    with pytest.raises(ProcessLookupError):
+        os.kill(children[0], 0)
+
+
+async def test_it_kills_the_group_when_its_watchdog_gives_up(tmp_path):
+    spec = ProcessSpec(script(tmp_path, LINGERING), cwd=str(tmp_path))
+    children = []
+
+    async def on_line(line: str) -> None:
+        children.append(int(line.split()[1]))
+
+    outcome = await run_process(
+        spec, on_line=on_line, timeout=60, still_running=running, give_up=lambda: bool(children)
+    )
+
+    assert outcome.ended == Ended.GAVE_UP and outcome.duration_seconds < 30
+    assert await group_gone(outcome.pgid)
     with pytest.raises(ProcessLookupError):
         os.kill(children[0], 0)
 

@@ -1,4 +1,7 @@
+from datetime import timedelta
 from pathlib import Path
+
+from django.utils.csp import CSP
 
 from crosstalk import env
 
@@ -22,6 +25,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "channels",
+    "axes",  # login throttling (accounts.throttle)
     "django_htmx",
     "ninja",  # its static files serve /api/v1/docs (no CDN)
     "accounts",
@@ -43,7 +47,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as axes asks: it turns a lockout into its answer (accounts.throttle).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "crosstalk.urls"
@@ -69,6 +76,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CHANNEL_LAYERS = {"default": env.channel_layer()}
 
 AUTH_USER_MODEL = "accounts.User"
+# First: axes refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "accounts.throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/chats/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -105,6 +117,52 @@ CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PO
 AGENTS_DIR = env.private_dir(
     "AGENTS_DIR", VAR_DIR / "agents", Path.home() / ".cache" / "crosstalk" / "agents"
 )
+
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT failed logins for one username,
+# or from one address, lock that username / address out for LOGIN_LOCKOUT_MINUTES; a
+# success resets the count. The answer: accounts.throttle.lockout_response.
+AXES_FAILURE_LIMIT = int(env.env_float("LOGIN_FAILURE_LIMIT", 5, minimum=1))
+AXES_COOLOFF_TIME = timedelta(minutes=env.env_float("LOGIN_LOCKOUT_MINUTES", 15, minimum=0.1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_VERBOSE = False
+
+# Sign-up is off (404) unless SIGNUP=1; an admin creates accounts otherwise.
+SIGNUP = env.env_bool("SIGNUP", False)
+# Sign-ups one address may make per hour (the database counts them: every process agrees).
+SIGNUPS_PER_HOUR = int(env.env_float("SIGNUPS_PER_HOUR", 5, minimum=1))
+
+# Any request body larger than this is answered 413 by the server before it is read
+# (crosstalk.bounded); Django's own parsing limits follow it.
+MAX_BODY_BYTES = int(env.env_float("MAX_BODY_BYTES", 10 * 1024 * 1024, minimum=1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
+
+# Headers every page carries. No inline script or style anywhere: the policy forbids them.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# HTTPS=1: served over TLS behind a proxy that sets X-Forwarded-Proto (docs/deploy.md).
+HTTPS = env.env_bool("HTTPS", False)
+if HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = int(env.env_float("HSTS_SECONDS", 31536000))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.env_bool("HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_SSL_REDIRECT = env.env_bool("SSL_REDIRECT", False)
 
 LOGGING = {
     "version": 1,

@@ -1,6 +1,7 @@
 """Login throttling (django-axes): five failures lock a username, or an address, out for a
 while; the page and a JSON answer say when to try again; a success resets the count."""
 
+import pytest
 import time_machine
 from django.test import Client
 from django.utils import timezone
@@ -81,6 +82,7 @@ def test_operators_commands_log_in_without_a_request(owner):
     assert authenticate(username="alice", password="alice-password-1") == owner
 
 
+@pytest.mark.django_db(transaction=True)
 async def test_it_locks_out_under_asgi_too(owner, async_client):
     for _ in range(5):
         await async_client.post(LOGIN, {"username": "alice", "password": "wrong"})

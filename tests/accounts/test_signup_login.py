@@ -44,7 +44,10 @@ def test_it_signs_up_then_asks_to_log_in(client, db):
     assert session_user(client) is None
     page = client.get("/accounts/login/").text
     assert "Now log in with the name and password you chose" in page
-    assert client.post("/accounts/login/", {"username": "bob", "password": PASSWORD}).status_code == 302
+    assert (
+        client.post("/accounts/login/", {"username": "bob", "password": PASSWORD}).status_code
+        == 302
+    )
     assert session_user(client) == user
 
 
@@ -66,9 +69,9 @@ def test_a_taken_name_answers_exactly_like_a_free_one(owner):
     assert taken_answer.content == free_answer.content
     assert set(taken_answer.cookies) == set(free_answer.cookies)
     for client in (taken, free):
-        assert "Now log in with the name and password you chose" in client.get(
-            "/accounts/login/"
-        ).text
+        assert (
+            "Now log in with the name and password you chose" in client.get("/accounts/login/").text
+        )
     assert get_user_model().objects.filter(username__iexact="alice").count() == 1
     assert User.objects.get(username="alice").check_password("alice-password-1")
     # A form refused for another reason says nothing about the name either.

@@ -40,7 +40,9 @@ def test_it_never_raises_from_a_push(redis_away):
 
 async def test_it_refuses_a_page_socket_cleanly(owner, redis_away):
     communicator = WebsocketCommunicator(
-        application, "/ws/chats/", headers=[(b"origin", b"http://127.0.0.1")]
+        application,
+        "/ws/chats/",
+        headers=[(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")],
     )
     communicator.scope["user"] = owner
     connected, _ = await communicator.connect()

@@ -8,6 +8,8 @@ from crosstalk import env
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
+# var/ is 0700 and everything in it 0600, at every start (crosstalk.env.private_var).
+env.private_var(VAR_DIR)
 SECRET_KEY = env.secret_key(VAR_DIR)
 # Off unless DEBUG=1: a traceback page shows source and settings to anyone.
 DEBUG = env.env_bool("DEBUG", False)

@@ -130,6 +130,9 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
 AXES_VERBOSE = False
 
+# A page socket re-checks its session this often (an expired session closes it).
+SESSION_RECHECK_SECONDS = env.env_float("SESSION_RECHECK_SECONDS", 60, minimum=0.01)
+
 # Sign-up is off (404) unless SIGNUP=1; an admin creates accounts otherwise.
 SIGNUP = env.env_bool("SIGNUP", False)
 # Sign-ups one address may make per hour (the database counts them: every process agrees).

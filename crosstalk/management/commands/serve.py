@@ -46,7 +46,11 @@ class Command(BaseCommand):
         from daphne.server import Server
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
+        from crosstalk import bounded
         from crosstalk.asgi import application
+
+        # Bodies past MAX_BODY_BYTES are answered 413 unread; Twisted parses none.
+        bounded.install()
 
         return Server(
             # Static files are served here too, so one command runs everything.

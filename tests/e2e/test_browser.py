@@ -45,7 +45,7 @@ def release_db_thread_connection() -> None:
 
 
 def server_env(db_path: Path) -> dict[str, str]:
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db_path}", DEMO_STEP_SECONDS="0.3")
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db_path}", DEMO_STEP_SECONDS="0.3", SIGNUP="1")
     # Embedded mode: turns run inside the server, pages meet on the in-process layer.
     env.pop("REDIS_URL", None)
     return env
@@ -108,10 +108,36 @@ def new_context(
 
     def watch(page) -> None:
         page.on("console", lambda m: m.type == "error" and errors.append(f"{page.url}: {m.text}"))
+        page.on("console", lambda m: record_csp_violation(page, m.text))
         page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
 
+    # Every page runs under the Content-Security-Policy: any violation is reported
+    # (Chromium's own console line and the page's securitypolicyviolation event).
+    context.add_init_script(REPORT_CSP_VIOLATIONS)
     context.on("page", watch)
     return context
+
+
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+CSP_VIOLATIONS: list[str] = []
+
+
+def record_csp_violation(page, text: str) -> None:
+    if "Content Security Policy" in text or "CSP violation" in text:
+        CSP_VIOLATIONS.append(f"{page.url}: {text}")
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation() -> Iterator[None]:
+    """Every test fails on a CSP violation in any page it opened, even a page whose
+    other console errors it does not watch."""
+    CSP_VIOLATIONS.clear()
+    yield
+    assert CSP_VIOLATIONS == []
 
 
 @pytest.fixture
@@ -448,6 +474,11 @@ def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_error
         page.fill("input[name=username]", "mallory")
         page.fill("input[name=password1]", "a-long-pass-phrase-9")
         page.fill("input[name=password2]", "a-long-pass-phrase-9")
+        page.click("button[type=submit]")
+        # Sign-up answers alike for taken and free names: it asks to log in.
+        page.wait_for_url("**/accounts/login/")
+        page.fill("input[name=username]", "mallory")
+        page.fill("input[name=password]", "a-long-pass-phrase-9")
         page.click("button[type=submit]")
         page.wait_for_url("**/chats/")
         expect(page.locator(".chat-card")).to_have_count(0)

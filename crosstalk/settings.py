@@ -133,6 +133,11 @@ AXES_VERBOSE = False
 # A page socket re-checks its session this often (an expired session closes it).
 SESSION_RECHECK_SECONDS = env.env_float("SESSION_RECHECK_SECONDS", 60, minimum=0.01)
 
+# The header the reverse proxy puts the client's address in (X-Real-IP with the nginx
+# of docs/deploy.md); empty: the address the connection came from. Set it only when
+# every request passes through that proxy, which overwrites the header.
+PROXY_ADDRESS_HEADER = env.env_str("PROXY_ADDRESS_HEADER", "")
+
 # Sign-up is off (404) unless SIGNUP=1; an admin creates accounts otherwise.
 SIGNUP = env.env_bool("SIGNUP", False)
 # Sign-ups one address may make per hour (the database counts them: every process agrees).

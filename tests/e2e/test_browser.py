@@ -403,7 +403,8 @@ def test_it_keeps_two_tabs_of_a_chat_in_step(context):
     )
     send_prompt(tab1, "work 3")
 
-    tab2.wait_for_function("window.seenStatuses.includes('Running')")
+    # A function, not a string: a string predicate is eval'd in the page, which the CSP forbids.
+    tab2.wait_for_function("() => window.seenStatuses.includes('Running')")
     expect(status(tab2)).to_have_text("Idle")
     expect(tab2.locator("#conversation .entry-answer").last).to_contain_text("Worked 3 steps.")
 

@@ -58,6 +58,9 @@ class Command(BaseCommand):
             endpoints=build_endpoint_description_strings(host=host, port=port),
             ready_callable=lambda: self.ready(application, host, port, runner=runner),
             verbosity=0,
+            # Behind a proxy that sets it (docs/deploy.md): the client's own address, for
+            # login lockouts and sign-up limits, instead of the proxy's.
+            proxy_forwarded_address_header=settings.PROXY_ADDRESS_HEADER or None,
         )
 
     def ready(self, application, host: str, port: int, *, runner: bool) -> None:

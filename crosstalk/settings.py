@@ -68,6 +68,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -152,7 +153,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
-    "style-src": [CSP.SELF],
+    # The nonce only where a page asks for one: the Django admin's change list.
+    "style-src": [CSP.SELF, CSP.NONCE],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],
     "object-src": [CSP.NONE],

@@ -74,3 +74,13 @@ def test_behind_the_tls_proxy_cookies_are_secure_and_hsts_is_sent(client, owner,
     assert response.status_code == 302
     assert response.cookies["sessionid"]["secure"] is True
     assert response["Strict-Transport-Security"] == "max-age=31536000"
+
+
+def test_serve_takes_the_clients_address_from_the_proxy_only_when_told(settings):
+    from crosstalk.management.commands.serve import Command
+
+    settings.PROXY_ADDRESS_HEADER = "X-Real-IP"
+    assert Command().build_server("127.0.0.1", 1, runner=False).proxy_forwarded_address_header
+    settings.PROXY_ADDRESS_HEADER = ""
+    server = Command().build_server("127.0.0.1", 1, runner=False)
+    assert server.proxy_forwarded_address_header is None

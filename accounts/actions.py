@@ -14,12 +14,15 @@ HOUR = timedelta(hours=1)
 def check_signup_allowed(address: str) -> bool:
     """Counts this sign-up form against its address; False past SIGNUPS_PER_HOUR.
     Written before it is counted, and each write committed: processes racing at the
-    limit see each other's rows and refuse rather than overshoot."""
-    now = timezone.now()
+    limit see each other's rows and refuse rather than overshoot. Past the limit
+    nothing is written, so a flood adds no rows."""
+    now, address = timezone.now(), address[:64]
     SignupAttempt.objects.filter(at__lt=now - HOUR).delete()
-    SignupAttempt.objects.create(address=address[:64], at=now)
-    sent = SignupAttempt.objects.filter(address=address[:64], at__gte=now - HOUR).count()
-    return sent <= settings.SIGNUPS_PER_HOUR
+    recent = SignupAttempt.objects.filter(address=address, at__gte=now - HOUR)
+    if recent.count() >= settings.SIGNUPS_PER_HOUR:
+        return False
+    SignupAttempt.objects.create(address=address, at=now)
+    return recent.count() <= settings.SIGNUPS_PER_HOUR
 
 
 def do_signup(*, username: str, password: str) -> User | None:

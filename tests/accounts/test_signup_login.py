@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import SignupAttempt, User
 
 PASSWORD = "a-long-passphrase-9"
 
@@ -86,6 +86,9 @@ def test_signups_are_limited_per_address_and_hour(db, settings):
     assert refused.status_code == 429
     assert "Too many sign-ups from your address" in refused.text
     assert not User.objects.filter(username="user5").exists()
+    for _ in range(20):  # a flood past the limit writes nothing more
+        assert signup(Client(), "flood").status_code == 429
+    assert SignupAttempt.objects.filter(address="10.0.0.1").count() == 5
     assert signup(Client(), "user6", address="10.0.0.2").status_code == 302
     with time_machine.travel(timezone.now() + timezone.timedelta(minutes=61)):
         assert signup(Client(), "user7").status_code == 302

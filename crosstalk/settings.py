@@ -145,9 +145,8 @@ SIGNUP = env.env_bool("SIGNUP", False)
 SIGNUPS_PER_HOUR = int(env.env_float("SIGNUPS_PER_HOUR", 5, minimum=1))
 
 # Any request body larger than this is answered 413 by the server before it is read
-# (crosstalk.bounded); Django's own parsing limits follow it.
+# (crosstalk.bounded); below it, Django's own limits apply as ever (form fields 2.5 MB).
 MAX_BODY_BYTES = int(env.env_float("MAX_BODY_BYTES", 10 * 1024 * 1024, minimum=1024))
-DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 
 # Headers every page carries. No inline script or style anywhere: the policy forbids them.
 SECURE_CSP = {

@@ -505,3 +505,33 @@ def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_error
     finally:
         owner_context.close()
         outsider.close()
+
+
+def test_every_page_runs_under_the_csp_without_a_violation(context):
+    page = context.new_page()
+    for path in ["/chats/", "/settings/", "/activity/", "/api/v1/docs", "/accounts/login/"]:
+        response = page.goto(path)
+        assert "script-src 'self'" in response.headers["content-security-policy"], path
+        page.wait_for_load_state("networkidle")
+    # The API reference is drawn by its script (no inline script needed).
+    page.goto("/api/v1/docs")
+    expect(page.locator(".swagger-ui").first).to_be_visible()
+
+
+def test_logging_out_in_one_tab_ends_the_live_socket_of_another(browser, base_url, console_errors):
+    # A session of its own: the other tests' shared session stays logged in.
+    context = new_context(browser, base_url, None, console_errors)
+    chats = context.new_page()
+    chats.goto("/accounts/login/")
+    chats.fill("input[name=username]", "demo")
+    chats.fill("input[name=password]", "demo")
+    chats.click("button[type=submit]")
+    chats.wait_for_url("**/chats/")
+    expect(chats.locator(".live-dot.on")).to_have_count(1)
+    other = context.new_page()
+    other.goto("/settings/")
+    other.get_by_role("button", name=re.compile("Log out")).click()
+    other.wait_for_url("**/accounts/login/")
+    # The first tab's socket closed with the session; the page reloads to the login page.
+    chats.wait_for_url("**/accounts/login/**")
+    context.close()

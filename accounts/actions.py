@@ -1,7 +1,41 @@
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import keys
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, SignupAttempt, User
+
+HOUR = timedelta(hours=1)
+
+
+def check_signup_allowed(address: str) -> bool:
+    """Counts this sign-up form against its address; False past SIGNUPS_PER_HOUR.
+    Written before it is counted, and each write committed: processes racing at the
+    limit see each other's rows and refuse rather than overshoot. Past the limit
+    nothing is written, so a flood adds no rows."""
+    now, address = timezone.now(), address[:64]
+    SignupAttempt.objects.filter(at__lt=now - HOUR).delete()
+    recent = SignupAttempt.objects.filter(address=address, at__gte=now - HOUR)
+    if recent.count() >= settings.SIGNUPS_PER_HOUR:
+        return False
+    SignupAttempt.objects.create(address=address, at=now)
+    return recent.count() <= settings.SIGNUPS_PER_HOUR
+
+
+def do_signup(*, username: str, password: str) -> User | None:
+    """Creates the account, or None if the name is taken (in any letter case). Both take
+    one password hash, so neither the answer nor its time tells a taken name from a free one."""
+    if User.objects.filter(username__iexact=username).exists():
+        make_password(password)
+        return None
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, password=password)
+    except IntegrityError:  # taken between the check and the insert
+        return None
 
 
 def do_set_password(user: User, *, password: str, activate: bool = False) -> None:

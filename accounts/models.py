@@ -24,3 +24,14 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.hint}…)"
+
+
+class SignupAttempt(models.Model):
+    """One sign-up form sent, by address: sign-ups per address and hour are limited
+    (accounts.actions.check_signup_allowed); rows older than an hour are pruned."""
+
+    address = models.CharField(max_length=64, db_index=True)
+    at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.address} at {self.at:%Y-%m-%d %H:%M}"

@@ -4,13 +4,7 @@ from django.urls import path
 from accounts import views
 
 urlpatterns = [
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(
-            template_name="accounts/login.html", redirect_authenticated_user=True
-        ),
-        name="login",
-    ),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.SignupView.as_view(), name="signup"),
     path("settings/", views.settings_page, name="settings"),

@@ -1,6 +1,6 @@
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -8,24 +8,59 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from django.views.generic import FormView
 
-from accounts.actions import do_create_api_token, do_revoke_api_token, do_set_peers_for_new_chats
+from accounts.actions import (
+    check_signup_allowed,
+    do_create_api_token,
+    do_revoke_api_token,
+    do_set_peers_for_new_chats,
+    do_signup,
+)
 from accounts.forms import ApiTokenCreateForm, PeersDefaultForm, SignupForm
 
 SETTINGS_TEMPLATE = "accounts/settings.html"
 
 
+SIGNED_UP = (
+    "Thank you. Now log in with the name and password you chose. If that does not work, "
+    "the name was taken already: sign up again with another one."
+)
+TOO_MANY_SIGNUPS = "Too many sign-ups from your address in the last hour. Try again later."
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "accounts/login.html"
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "signup_open": settings.SIGNUP}
+
+
 class SignupView(FormView):
+    """Off (404) unless SIGNUP=1. A taken name and a free one get the same answer (a
+    redirect to log in), so the page tells no one which names exist; per address, at
+    most SIGNUPS_PER_HOUR forms an hour are taken."""
+
     template_name = "accounts/signup.html"
     form_class = SignupForm
 
     def dispatch(self, request, *args, **kwargs):
+        if not settings.SIGNUP:
+            raise Http404("Sign-up is off.")
         if request.user.is_authenticated:
             return redirect(settings.LOGIN_REDIRECT_URL)
         return super().dispatch(request, *args, **kwargs)
 
+    def post(self, request, *args, **kwargs):
+        if not check_signup_allowed(request.META.get("REMOTE_ADDR") or "unknown"):
+            context = self.get_context_data(form=self.get_form(), refused=TOO_MANY_SIGNUPS)
+            return self.render_to_response(context, status=429)
+        return super().post(request, *args, **kwargs)
+
     def form_valid(self, form):
-        login(self.request, form.save())
-        return redirect(settings.LOGIN_REDIRECT_URL)
+        data = form.cleaned_data
+        do_signup(username=data["username"], password=data["password1"])
+        messages.info(self.request, SIGNED_UP)
+        return redirect(settings.LOGIN_URL)
 
 
 def render_settings(request, partial: str = "", **context) -> HttpResponse:

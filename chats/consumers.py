@@ -9,7 +9,9 @@ import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
+from accounts.sessions import session_group, session_user_id
 from chats.events import PUSH_TIMEOUT_SECONDS, account_group
 from chats.refusals import Refusal
 from chats.selectors import access_chat
@@ -17,10 +19,19 @@ from chats.selectors import access_chat
 logger = logging.getLogger(__name__)
 
 
-class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
-    """Joins the signed-in person's account group and forwards each hint."""
+# A socket closed because its session ended (logged out, expired, password changed).
+SESSION_ENDED = 4001
 
-    account_group_name: str | None = None
+
+class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
+    """Joins the signed-in person's account group and forwards each hint, while its
+    session lasts: joined to its session's group too (accounts.sessions), it closes on
+    logout, and re-checks the session on any change to the account and every
+    SESSION_RECHECK_SECONDS (expiry)."""
+
+    groups_joined: tuple[str, ...] = ()
+    ended = False
+    watcher: asyncio.Task | None = None
 
     async def __call__(self, scope, receive, send) -> None:
         try:
@@ -39,28 +50,57 @@ class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
             # Refused before accepting: the handshake fails, nothing is sent.
             await self.close()
             return
-        group = account_group(user.pk)
+        session_key = getattr(self.scope.get("session"), "session_key", None)
+        if not session_key:
+            await self.close()
+            return
+        groups = (account_group(user.pk), session_group(session_key))
         try:
             async with asyncio.timeout(PUSH_TIMEOUT_SECONDS):
-                await self.channel_layer.group_add(group, self.channel_name)
+                for group in groups:
+                    await self.channel_layer.group_add(group, self.channel_name)
         except Exception as error:
             # Redis is away: refuse the handshake; the page polls and reconnects.
             logger.warning("Refused a page socket: could not join its group (%s).", error)
             await self.close()
             return
-        self.account_group_name = group
+        self.groups_joined = groups
+        self.session_key, self.user_id = session_key, user.pk
         await self.accept()
+        self.watcher = asyncio.create_task(self.watch_session())
 
     async def may_listen(self, user) -> bool:
         return True
 
     async def disconnect(self, code: int) -> None:
-        if self.account_group_name:
+        self.ended = True
+        if self.watcher is not None:
+            self.watcher.cancel()
+        for group in self.groups_joined:
             with contextlib.suppress(Exception):  # with Redis away, the membership expires
-                await self.channel_layer.group_discard(self.account_group_name, self.channel_name)
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     async def account_event(self, event: dict) -> None:
-        await self.send_json({key: value for key, value in event.items() if key != "type"})
+        if not self.ended:
+            await self.send_json({key: value for key, value in event.items() if key != "type"})
+
+    async def session_end(self, event: dict) -> None:
+        """The session logged out: nothing more is sent on this socket."""
+        if not self.ended:
+            self.ended = True
+            await self.close(code=SESSION_ENDED)
+
+    async def session_check(self, event: dict) -> None:
+        user_id = await database_sync_to_async(session_user_id)(self.session_key)
+        if user_id != self.user_id:
+            await self.session_end(event)
+
+    async def watch_session(self) -> None:
+        """The session may expire with no change to the account: look every so often."""
+        while not self.ended:
+            await asyncio.sleep(settings.SESSION_RECHECK_SECONDS)
+            with contextlib.suppress(Exception):  # a database hiccup: look again later
+                await self.session_check({})
 
 
 class ChatListConsumer(AccountHintsConsumer):

@@ -10,9 +10,9 @@ django_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from chats.routing import websocket_urlpatterns  # noqa: E402
+from crosstalk.origins import ExactOriginValidator  # noqa: E402
 from crosstalk.services import ServerProcess  # noqa: E402
 from peers.mcp.http import McpRouter  # noqa: E402
 
@@ -20,7 +20,7 @@ application = ServerProcess(
     ProtocolTypeRouter(
         {
             "http": McpRouter(django_app),
-            "websocket": AllowedHostsOriginValidator(
+            "websocket": ExactOriginValidator(
                 AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
             ),
         }

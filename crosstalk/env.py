@@ -1,5 +1,6 @@
 """Settings read from the environment; a bad value names its variable."""
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -72,17 +73,53 @@ def secret_key(var_dir: Path) -> str:
         return raw
     path = var_dir / "secret_key"
     if not path.exists():
-        var_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+        private_var(var_dir)
+        # Created 0600: never readable by others, not even for a moment.
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(50))
     return path.read_text().strip()
+
+
+def private_var(var_dir: Path) -> None:
+    """var/ holds the database (session keys in clear) and the secret key: the folder is
+    made 0700 and everything in it 0600 (folders 0700), on creation and at every start."""
+    var_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        var_dir.chmod(0o700)
+        for path in var_dir.rglob("*"):
+            make_private(path)
+    except OSError as error:
+        raise ImproperlyConfigured(f"Could not make {var_dir} private: {error}") from None
+
+
+def make_private(path: Path) -> None:
+    if path.is_symlink():
+        return
+    mode = 0o700 if path.is_dir() else 0o600
+    if path.exists() and path.stat().st_mode & 0o777 != mode:
+        path.chmod(mode)
+
+
+def private_sqlite_files(sender, connection, **kwargs) -> None:
+    """connection_created: a SQLite database and its -wal/-shm are 0600 once open (SQLite
+    gives -wal and -shm the database file's own mode)."""
+    if connection.vendor != "sqlite":
+        return
+    name = str(connection.settings_dict["NAME"])
+    if name.startswith("file:") or ":memory:" in name:
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        path = Path(name + suffix)
+        with contextlib.suppress(OSError):
+            make_private(path)
 
 
 def database(var_dir: Path) -> dict:
     """DATABASES['default'] from DATABASE_URL (sqlite:///ABS/PATH or postgres://…)."""
     raw = os.environ.get("DATABASE_URL", "").strip()
     if not raw:
-        var_dir.mkdir(parents=True, exist_ok=True)
+        private_var(var_dir)
         return sqlite(var_dir / "db.sqlite3")
     url = urlsplit(raw)
     if url.scheme == "sqlite":

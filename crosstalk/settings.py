@@ -1,10 +1,15 @@
+from datetime import timedelta
 from pathlib import Path
+
+from django.utils.csp import CSP
 
 from crosstalk import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
+# var/ is 0700 and everything in it 0600, at every start (crosstalk.env.private_var).
+env.private_var(VAR_DIR)
 SECRET_KEY = env.secret_key(VAR_DIR)
 # Off unless DEBUG=1: a traceback page shows source and settings to anyone.
 DEBUG = env.env_bool("DEBUG", False)
@@ -22,6 +27,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "channels",
+    "axes",  # login throttling (accounts.throttle)
     "django_htmx",
     "ninja",  # its static files serve /api/v1/docs (no CDN)
     "accounts",
@@ -43,7 +49,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as axes asks: it turns a lockout into its answer (accounts.throttle).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "crosstalk.urls"
@@ -59,6 +68,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -69,6 +79,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CHANNEL_LAYERS = {"default": env.channel_layer()}
 
 AUTH_USER_MODEL = "accounts.User"
+# First: axes refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "accounts.throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/chats/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -107,6 +122,60 @@ CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PO
 # Per-chat configuration the runner writes for hosted CLIs (never into the person's repo).
 # Checked private at every turn (agents.adapters.setup), never replaced by another folder.
 AGENTS_DIR = Path(env.env_str("AGENTS_DIR", str(VAR_DIR / "agents")))
+
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT failed logins for one username,
+# or from one address, lock that username / address out for LOGIN_LOCKOUT_MINUTES; a
+# success resets the count. The answer: accounts.throttle.lockout_response.
+AXES_FAILURE_LIMIT = int(env.env_float("LOGIN_FAILURE_LIMIT", 5, minimum=1))
+AXES_COOLOFF_TIME = timedelta(minutes=env.env_float("LOGIN_LOCKOUT_MINUTES", 15, minimum=0.1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_VERBOSE = False
+
+# A page socket re-checks its session this often (an expired session closes it).
+SESSION_RECHECK_SECONDS = env.env_float("SESSION_RECHECK_SECONDS", 60, minimum=0.01)
+
+# The header the reverse proxy puts the client's address in (X-Real-IP with the nginx
+# of docs/deploy.md); empty: the address the connection came from. Set it only when
+# every request passes through that proxy, which overwrites the header.
+PROXY_ADDRESS_HEADER = env.env_str("PROXY_ADDRESS_HEADER", "")
+
+# Sign-up is off (404) unless SIGNUP=1; an admin creates accounts otherwise.
+SIGNUP = env.env_bool("SIGNUP", False)
+# Sign-ups one address may make per hour (the database counts them: every process agrees).
+SIGNUPS_PER_HOUR = int(env.env_float("SIGNUPS_PER_HOUR", 5, minimum=1))
+
+# Any request body larger than this is answered 413 by the server before it is read
+# (crosstalk.bounded); below it, Django's own limits apply as ever (form fields 2.5 MB).
+MAX_BODY_BYTES = int(env.env_float("MAX_BODY_BYTES", 10 * 1024 * 1024, minimum=1024))
+
+# Headers every page carries. No inline script or style anywhere: the policy forbids them.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    # The nonce only where a page asks for one: the Django admin's change list.
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# HTTPS=1: served over TLS behind a proxy that sets X-Forwarded-Proto (docs/deploy.md).
+HTTPS = env.env_bool("HTTPS", False)
+if HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = int(env.env_float("HSTS_SECONDS", 31536000))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.env_bool("HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_SSL_REDIRECT = env.env_bool("SSL_REDIRECT", False)
 
 LOGGING = {
     "version": 1,

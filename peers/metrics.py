@@ -16,6 +16,7 @@ from django.db.models import (
     FloatField,
     Max,
     Q,
+    Sum,
 )
 
 from peers.limits import current_limits
@@ -131,7 +132,7 @@ def refusals_since(since: datetime) -> dict[str, int]:
         Activity.objects.filter(action=Activity.Action.REFUSED, created_at__gte=since)
         .order_by()
         .values("detail")
-        .annotate(n=Count("*"))
+        .annotate(n=Sum("count"))
         .order_by("-n", "detail")
     )
     return {row["detail"]: row["n"] for row in rows}

@@ -236,6 +236,8 @@ class Activity(models.Model):
         PeerMessage, models.SET_NULL, null=True, blank=True, related_name="+"
     )
     detail = models.CharField(max_length=200, blank=True)
+    # Repeated refusals of one key within a minute share one row (peers.actions.record).
+    count = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField()
 
     class Meta:

@@ -63,4 +63,5 @@ class ActivityOut(Output):
     target: str | None
     message: str | None
     detail: str
+    count: int
     created_at: Moment | None

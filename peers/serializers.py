@@ -54,6 +54,7 @@ def activity_json(row: Activity) -> dict:
         "target": row.target_id,
         "message": row.message_id,
         "detail": row.detail,
+        "count": row.count,
         "created_at": iso(row.created_at),
     }
 

@@ -3,8 +3,10 @@ messaging leaves a row here and, after commit, one hint to the account's pages
 and to the calls waiting on it."""
 
 from contextlib import contextmanager
+from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from chats import events
@@ -34,30 +36,38 @@ def record(
     )
 
 
+# Refusals of one key (account, chat, target, message, code) within this long share a row.
+REFUSALS_WINDOW = timedelta(minutes=1)
+
+
 def record_refusal(user, from_chat: Chat | None, to: str | None, refusal: Refusal) -> None:
     target = None
     if to is not None:
         target = Chat.objects.filter(pk=str(to), user=user).values_list("pk", flat=True).first()
-    with transaction.atomic():
-        record(
-            user.pk,
-            Activity.Action.REFUSED,
-            chat_id=getattr(from_chat, "pk", None),
-            target_id=target,
-            detail=refusal.code,
-        )
+    count_refusal(user.pk, refusal.code, chat_id=getattr(from_chat, "pk", None), target_id=target)
 
 
 def record_refused(user_id: int, refusal: Refusal, *, chat_id=None, message_id=None) -> None:
     """A refusal that names no recipient (bad input, a cancel)."""
+    count_refusal(user_id, refusal.code, chat_id=chat_id, message_id=message_id)
+
+
+def count_refusal(user_id: int, code: str, *, chat_id=None, target_id=None, message_id=None):
+    """One row per key and minute, its `count` raised on each repeat: a caller refused in a
+    loop adds a row a minute, never one per call."""
+    now = timezone.now()
+    key = {"chat_id": chat_id, "target_id": target_id, "message_id": message_id}
     with transaction.atomic():
-        record(
-            user_id,
-            Activity.Action.REFUSED,
-            chat_id=chat_id,
-            message_id=message_id,
-            detail=refusal.code,
-        )
+        raised = Activity.objects.filter(
+            user_id=user_id,
+            action=Activity.Action.REFUSED,
+            detail=code,
+            created_at__gt=now - REFUSALS_WINDOW,
+            created_at__lte=now,
+            **key,
+        ).update(count=F("count") + 1)
+        if not raised:
+            record(user_id, Activity.Action.REFUSED, detail=code, now=now, **key)
 
 
 @contextmanager

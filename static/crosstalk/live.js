@@ -40,8 +40,14 @@
       if (hint.chat) fire("live-" + hint.kind + "-" + hint.chat, hint);
       fire("live-any", hint);
     };
-    socket.onclose = function () {
+    socket.onclose = function (event) {
       setLive(false);
+      // 4001: this page's session ended (logged out, expired, new password): reloading
+      // leads to the login page; retrying would only be refused.
+      if (event.code === 4001) {
+        location.reload();
+        return;
+      }
       startPolling();
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 10000);
@@ -60,6 +66,12 @@
 
 // Keyboard, filter and title: small behaviours of every page.
 (function () {
+  // A button with data-confirm asks first (no inline handlers: the CSP forbids them).
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest("[data-confirm]");
+    if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
+  });
+
   const composerText = () => document.getElementById("composer-text");
 
   document.addEventListener("keydown", function (event) {

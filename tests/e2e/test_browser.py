@@ -45,7 +45,7 @@ def release_db_thread_connection() -> None:
 
 
 def server_env(db_path: Path) -> dict[str, str]:
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db_path}", DEMO_STEP_SECONDS="0.3")
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db_path}", DEMO_STEP_SECONDS="0.3", SIGNUP="1")
     # Embedded mode: turns run inside the server, pages meet on the in-process layer.
     env.pop("REDIS_URL", None)
     return env
@@ -108,10 +108,36 @@ def new_context(
 
     def watch(page) -> None:
         page.on("console", lambda m: m.type == "error" and errors.append(f"{page.url}: {m.text}"))
+        page.on("console", lambda m: record_csp_violation(page, m.text))
         page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
 
+    # Every page runs under the Content-Security-Policy: any violation is reported
+    # (Chromium's own console line and the page's securitypolicyviolation event).
+    context.add_init_script(REPORT_CSP_VIOLATIONS)
     context.on("page", watch)
     return context
+
+
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+CSP_VIOLATIONS: list[str] = []
+
+
+def record_csp_violation(page, text: str) -> None:
+    if "Content Security Policy" in text or "CSP violation" in text:
+        CSP_VIOLATIONS.append(f"{page.url}: {text}")
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation() -> Iterator[None]:
+    """Every test fails on a CSP violation in any page it opened, even a page whose
+    other console errors it does not watch."""
+    CSP_VIOLATIONS.clear()
+    yield
+    assert CSP_VIOLATIONS == []
 
 
 @pytest.fixture
@@ -377,7 +403,8 @@ def test_it_keeps_two_tabs_of_a_chat_in_step(context):
     )
     send_prompt(tab1, "work 3")
 
-    tab2.wait_for_function("window.seenStatuses.includes('Running')")
+    # A function, not a string: a string predicate is eval'd in the page, which the CSP forbids.
+    tab2.wait_for_function("() => window.seenStatuses.includes('Running')")
     expect(status(tab2)).to_have_text("Idle")
     expect(tab2.locator("#conversation .entry-answer").last).to_contain_text("Worked 3 steps.")
 
@@ -449,6 +476,11 @@ def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_error
         page.fill("input[name=password1]", "a-long-pass-phrase-9")
         page.fill("input[name=password2]", "a-long-pass-phrase-9")
         page.click("button[type=submit]")
+        # Sign-up answers alike for taken and free names: it asks to log in.
+        page.wait_for_url("**/accounts/login/")
+        page.fill("input[name=username]", "mallory")
+        page.fill("input[name=password]", "a-long-pass-phrase-9")
+        page.click("button[type=submit]")
         page.wait_for_url("**/chats/")
         expect(page.locator(".chat-card")).to_have_count(0)
         owner = owner_context.new_page()
@@ -473,3 +505,33 @@ def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_error
     finally:
         owner_context.close()
         outsider.close()
+
+
+def test_every_page_runs_under_the_csp_without_a_violation(context):
+    page = context.new_page()
+    for path in ["/chats/", "/settings/", "/activity/", "/api/v1/docs", "/accounts/login/"]:
+        response = page.goto(path)
+        assert "script-src 'self'" in response.headers["content-security-policy"], path
+        page.wait_for_load_state("networkidle")
+    # The API reference is drawn by its script (no inline script needed).
+    page.goto("/api/v1/docs")
+    expect(page.locator(".swagger-ui").first).to_be_visible()
+
+
+def test_logging_out_in_one_tab_ends_the_live_socket_of_another(browser, base_url, console_errors):
+    # A session of its own: the other tests' shared session stays logged in.
+    context = new_context(browser, base_url, None, console_errors)
+    chats = context.new_page()
+    chats.goto("/accounts/login/")
+    chats.fill("input[name=username]", "demo")
+    chats.fill("input[name=password]", "demo")
+    chats.click("button[type=submit]")
+    chats.wait_for_url("**/chats/")
+    expect(chats.locator(".live-dot.on")).to_have_count(1)
+    other = context.new_page()
+    other.goto("/settings/")
+    other.get_by_role("button", name=re.compile("Log out")).click()
+    other.wait_for_url("**/accounts/login/")
+    # The first tab's socket closed with the session; the page reloads to the login page.
+    chats.wait_for_url("**/accounts/login/**")
+    context.close()

@@ -50,13 +50,17 @@ def refusal_of(result) -> dict:
     return result.structured_content
 
 
-def refused_rows(since: int) -> list[tuple[str, str]]:
-    rows = Activity.objects.filter(id__gt=since, action="refused")
-    return [(row.action, row.detail) for row in rows]
+def refused_rows(since: dict[int, int]) -> list[tuple[str, str]]:
+    """Refusals recorded since the snapshot: new rows, and repeats counted into a row."""
+    rows = Activity.objects.filter(action="refused").order_by("id")
+    return [
+        (row.action, row.detail) for row in rows for _ in range(row.count - since.get(row.pk, 0))
+    ]
 
 
-def last_row() -> int:
-    return Activity.objects.order_by("-id").values_list("id", flat=True).first() or 0
+def last_row() -> dict[int, int]:
+    """A snapshot of the activity rows' counts (repeated refusals share a row)."""
+    return dict(Activity.objects.values_list("id", "count"))
 
 
 def without(body: dict, keys: set[str]) -> dict:

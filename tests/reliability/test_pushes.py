@@ -4,7 +4,9 @@ raises, a claimed turn stays claimed, and page sockets are refused cleanly."""
 import logging
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 
 from chats import actions, events
 from chats.models import Turn
@@ -38,11 +40,19 @@ def test_it_never_raises_from_a_push(redis_away):
     events.group_send(events.account_group(1), {"type": "account.event", "kind": "chat"})
 
 
+def session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
 async def test_it_refuses_a_page_socket_cleanly(owner, redis_away):
+    cookie = await database_sync_to_async(session_cookie)(owner)
     communicator = WebsocketCommunicator(
-        application, "/ws/chats/", headers=[(b"origin", b"http://127.0.0.1")]
+        application,
+        "/ws/chats/",
+        headers=[(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1"), (b"cookie", cookie)],
     )
-    communicator.scope["user"] = owner
     connected, _ = await communicator.connect()
     assert connected is False
     await communicator.disconnect()

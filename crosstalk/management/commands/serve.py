@@ -46,7 +46,11 @@ class Command(BaseCommand):
         from daphne.server import Server
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
+        from crosstalk import bounded
         from crosstalk.asgi import application
+
+        # Bodies past MAX_BODY_BYTES are answered 413 unread; Twisted parses none.
+        bounded.install()
 
         return Server(
             # Static files are served here too, so one command runs everything.
@@ -54,6 +58,9 @@ class Command(BaseCommand):
             endpoints=build_endpoint_description_strings(host=host, port=port),
             ready_callable=lambda: self.ready(application, host, port, runner=runner),
             verbosity=0,
+            # Behind a proxy that sets it (docs/deploy.md): the client's own address, for
+            # login lockouts and sign-up limits, instead of the proxy's.
+            proxy_forwarded_address_header=settings.PROXY_ADDRESS_HEADER or None,
         )
 
     def ready(self, application, host: str, port: int, *, runner: bool) -> None:

@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import agent_kinds, events
+from chats import agent_kinds, events, runners
 from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
@@ -23,6 +23,9 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
     if spec.agent == Chat.Agent.COMMAND and not spec.command:
         raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
+    runners.check_may_run(user, agent=spec.agent, folder=spec.folder)
+    if (problem := runners.why_folder_refused(spec.folder)) is not None:
+        raise Refusal("invalid_input", problem)
     # Said now rather than by a failed first turn: no folder here, no CLI installed.
     problem = agent_kinds.why_not_ready(spec.agent, folder=spec.folder, command=spec.command)
     if problem is not None:
@@ -72,6 +75,7 @@ def do_update_chat(chat: Chat, **changes) -> Chat:
 def check_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
     if not text.strip():
         raise Refusal("empty_message", "Write something for the agent first.")
+    runners.check_may_run(chat.user, agent=chat.agent, folder=chat.folder)
     return do_prompt(chat, text=text, send_queued=send_queued)
 
 

@@ -10,11 +10,14 @@ from django.utils import timezone
 
 from accounts import keys
 from chats import agent_kinds, events, runners
-from chats.inputs import ChatCreate, ChatUpdate
+from chats.inputs import ChatCreate, ChatUpdate, valid_session_id
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
 
 Status = Chat.Status
+SESSION_ID_RULE = (
+    "session_id: letters, digits, `-`, `_`, `.` and `:` only, at most 128, not starting with `-`."
+)
 # The worker of a turn opened by the hooks of a session the person runs themselves.
 ATTACHED = "attached:"
 
@@ -343,6 +346,8 @@ def do_rotate_agent_key(chat: Chat) -> str:
 
 
 def do_set_session_id(chat: Chat, *, session_id: str) -> None:
+    if not valid_session_id(session_id):  # the hooks refuse it first; a CLI's output too
+        raise Refusal("invalid_input", SESSION_ID_RULE)
     if chat.session_id == session_id:
         return
     chat.session_id = session_id

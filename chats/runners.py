@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from chats import agent_kinds
 from chats.models import Chat, Turn
 from chats.refusals import Refusal
 
@@ -27,6 +28,12 @@ def runs_on_server(agent: str, folder: str) -> bool:
     if agent == Chat.Agent.COMMAND:
         return True
     return agent != Chat.Agent.DEMO and bool(folder)
+
+
+def is_attached(chat: Chat) -> bool:
+    """A Claude Code, Codex or Gemini chat without a folder: the person runs its
+    session on their own machine and attaches it with the chat's key."""
+    return not chat.folder and not agent_kinds.takes(chat.agent).runs_without_folder
 
 
 def may_run_hosted(user) -> bool:

@@ -6,6 +6,7 @@ finishes, here. With the switch off the status, last asked and last answered
 are still kept, and the agent gets nothing (no context, no block)."""
 
 from chats import actions as chat_actions
+from chats import runners
 from chats.models import Chat
 from peers.actions import (
     answer_from_final_text,
@@ -42,10 +43,13 @@ def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 
 def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    """Only an attached session's prompt is the person writing: a hosted chat's
+    prompts are the ones Crosstalk's runner gave it, whoever calls with its key."""
     text = payload.person_prompt
-    if not text.startswith(OWN_BLOCK):
-        do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
-    return {}
+    if text.startswith(OWN_BLOCK) or not runners.is_attached(chat):
+        return {}
+    delivered = do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
+    return cli.context(payload.hook_event_name, frame_all(delivered)) if delivered else {}
 
 
 def after_step(cli: Cli, chat: Chat, payload: HookPayload) -> dict:

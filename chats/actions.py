@@ -388,6 +388,10 @@ def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> tuple[Turn, b
     return turn, True
 
 
+def running_turn(chat: Chat) -> Turn | None:
+    return chat.turns.filter(state=Turn.State.RUNNING).first()
+
+
 def attached_turn(chat: Chat) -> Turn | None:
     return chat.turns.filter(state=Turn.State.RUNNING, worker__startswith=ATTACHED).first()
 

@@ -59,6 +59,7 @@ class TurnOutput:
             case Said(text=text):
                 await self.close_draft()
                 self.text, self.dirty = text, True
+                await self.flush()  # a whole message: shown at once, in its place
             case ToolCall():
                 await self.close_draft()
                 self.tool_calls += 1
@@ -72,6 +73,8 @@ class TurnOutput:
             case Cost(usd=usd):
                 self.cost_usd = usd
             case Notice(text=text):
+                # A note (a CLI's warning, a message it took) ends the words before it.
+                await self.close_draft()
                 await self.add(Entry.Kind.NOTICE, text)
 
     async def flush(self) -> None:

@@ -270,3 +270,26 @@ def test_a_stopped_chat_is_not_released_by_another_sessions_prompt(claude, sende
 def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
     Chat.objects.filter(pk=claude.pk).update(origin=Chat.Origin.GITHUB)
     assert hook(claude, CLI, sample(CLI, "SessionStart")).json() == {}
+
+
+def test_a_message_taken_as_a_hosted_turn_finishes_separates_its_two_answers(hosted, sender):
+    """What the agent said before the block and after it are two answers, with a
+    note between them (the runner shows each as it comes)."""
+    turn = running(hosted, text="fix it")
+    before = hosted.entries.create(turn=turn, kind=Entry.Kind.ANSWER, text="Done, I think.")
+    message = send(sender, hosted)
+
+    blocked = hook(hosted, CLI, sample(CLI, "Stop")).json()
+
+    assert blocked["decision"] == "block" and f'id="{message.pk}"' in blocked["reason"]
+    after = hosted.entries.filter(pk__gt=before.pk).exclude(kind=Entry.Kind.PEER_IN)
+    assert [(entry.kind, entry.text) for entry in after] == [
+        (Entry.Kind.NOTICE, "Kept going with a message that came as it was finishing.")
+    ]
+
+
+def test_an_attached_turn_taking_a_message_as_it_finishes_adds_no_note(claude, sender):
+    start_prompt(claude)
+    send(sender, claude)
+    assert hook(claude, CLI, sample(CLI, "Stop")).json()["decision"] == "block"
+    assert not claude.entries.filter(kind=Entry.Kind.NOTICE).exists()

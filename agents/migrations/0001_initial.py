@@ -14,7 +14,6 @@ class Migration(migrations.Migration):
             ],
             options={
                 "verbose_name": "hosted agent runners",
-                "managed": False,
                 "default_permissions": (),
                 "permissions": [("run_hosted", "Can run hosted agents on this server")],
             },

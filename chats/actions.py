@@ -195,8 +195,9 @@ def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> 
 
 
 def put_answer(turn: Turn, text: str) -> None:
-    """The final text; a CLI's answer already shown as it grew becomes it, not a second entry."""
-    last = turn.entries.order_by("-created_at", "-id").first()
+    """The final text; a CLI's answer already shown as it grew becomes it, not a
+    second entry (a note after it, such as a refused tool, does not count)."""
+    last = turn.entries.exclude(kind=Entry.Kind.NOTICE).order_by("-created_at", "-id").first()
     if last is not None and last.kind == Entry.Kind.ANSWER:
         last.text = text
         last.save(update_fields=["text"])

@@ -3,32 +3,43 @@ each may have hosted or command chats run here (agents.run_hosted), with a
 toggle that goes through accounts.actions.do_allow_runners."""
 
 from django.contrib import messages as flash
-from django.db.models import Q
+from django.contrib.auth.models import Group
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from accounts.actions import do_allow_runners, run_hosted_permission
+from accounts.actions import do_allow_runners
 from accounts.models import User
 
 SHOWN = 200  # accounts listed; the Django admin filters the rest
 
 
 def runner_accounts() -> list[dict]:
-    permission = run_hosted_permission()
-    granted = Q(user_permissions=permission) | Q(groups__permissions=permission)
-    direct = set(User.objects.filter(user_permissions=permission).values_list("pk", flat=True))
-    allowed = set(User.objects.filter(granted).values_list("pk", flat=True))
-    users = User.objects.filter(is_active=True).order_by("username")[:SHOWN]
+    """The accounts with whether each may run agents: one query."""
+    users = (
+        User.objects.filter(is_active=True)
+        .annotate(
+            direct=Exists(granted(User.user_permissions.through, user=OuterRef("pk"))),
+            via_group=Exists(granted(Group.permissions.through, group__user=OuterRef("pk"))),
+        )
+        .order_by("username")[:SHOWN]
+    )
     return [
         {
             "user": user,
-            "allowed": user.is_superuser or user.pk in allowed,
+            "allowed": user.is_superuser or user.direct or user.via_group,
             # Only a grant on the account itself can be revoked here.
-            "revocable": user.pk in direct and not user.is_superuser,
-            "grantable": not user.is_superuser and user.pk not in allowed,
+            "revocable": user.direct and not user.is_superuser,
+            "grantable": not (user.is_superuser or user.direct or user.via_group),
         }
         for user in users
     ]
+
+
+def granted(through, **match):
+    """Rows of a permissions table (a user's or a group's) that grant agents.run_hosted."""
+    run_hosted = {"permission__content_type__app_label": "agents"}
+    return through.objects.filter(permission__codename="run_hosted", **run_hosted, **match)
 
 
 def save_runner(request: HttpRequest, page: str) -> HttpResponse:

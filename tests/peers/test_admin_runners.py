@@ -1,7 +1,7 @@
 """/internal/admin/peers: "Who may run agents", a grant/revoke toggle per account."""
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 from django.test import Client
 
 from accounts.models import User
@@ -53,3 +53,14 @@ def test_nobody_but_staff_can_grant(owner, owner_client, outsider):
 def test_the_django_admin_lists_the_permission(db):
     permission = Permission.objects.get(codename="run_hosted", content_type__app_label="agents")
     assert permission.name == "Can run hosted agents on this server"
+
+
+def test_a_grant_through_a_group_shows_but_is_changed_in_the_django_admin(staff_client, owner):
+    runners = Group.objects.create(name="runners")
+    runners.permissions.add(
+        Permission.objects.get(codename="run_hosted", content_type__app_label="agents")
+    )
+    owner.groups.add(runners)
+    page = staff_client.get(PAGE).content.decode()
+    row = page[page.index("<td>alice") :].split("</tr>")[0]
+    assert "yes" in row and "through a group" in row and "<button" not in row

@@ -2,6 +2,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -73,3 +74,26 @@ def user_for_api_token(secret: str) -> User | None:
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user
+
+
+def run_hosted_permission() -> Permission:
+    """`agents.run_hosted`: Crosstalk may run processes on this server for the account."""
+    return Permission.objects.get(content_type__app_label="agents", codename="run_hosted")
+
+
+def do_allow_runners(user: User, *, allowed: bool) -> str:
+    """Grants (or revokes) `agents.run_hosted` on the account itself; says what it did."""
+    permission = run_hosted_permission()
+    if allowed:
+        user.user_permissions.add(permission)
+    else:
+        user.user_permissions.remove(permission)
+    fresh = User.objects.get(pk=user.pk)  # has_perm caches on the instance
+    name = user.get_username()
+    if allowed:
+        return f"{name} may now run hosted agents and command chats on this server."
+    if fresh.is_superuser:
+        return f"{name} is a superuser: superusers may always run agents here."
+    if fresh.has_perm("agents.run_hosted"):
+        return f"Revoked from {name} itself; one of {name}'s groups still grants it."
+    return f"{name} may no longer run hosted agents or command chats on this server."

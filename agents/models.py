@@ -1,0 +1,18 @@
+"""The agents app keeps no rows of its own; it owns one permission."""
+
+from django.db import models
+
+
+class HostedRunners(models.Model):
+    """Holds the permission `agents.run_hosted`: whether an account may have
+    Crosstalk run processes on this server for it — a `command` chat, or a Claude
+    Code, Codex or Gemini chat with a working folder. Its table stays empty (it is
+    a table so that everything that walks every model, dumpdata say, just works)."""
+
+    class Meta:
+        default_permissions = ()
+        permissions = [("run_hosted", "Can run hosted agents on this server")]
+        verbose_name = "hosted agent runners"
+
+    def __str__(self) -> str:
+        return "hosted agent runners"

@@ -29,6 +29,7 @@ from agents.leases import alongside
 from chats.actions import claim_next_turn, do_end_background, do_finish_turn, do_set_turn_input
 from chats.events import RUNNER_GROUP
 from chats.models import Turn
+from chats.runners import why_turn_may_not_run
 
 logger = logging.getLogger(__name__)
 
@@ -203,6 +204,8 @@ class TurnRunner:
         await self.finish(adapter, ctx, result)
 
     async def prepare(self, turn: Turn) -> TurnContext:
+        if (problem := await in_db_thread(why_turn_may_not_run)(turn)) is not None:
+            raise AgentFailed(problem)  # before anything is taken: its messages stay held
         messages = await peer_calls.take_for_turn(turn)
         text = compose_input(turn.prompt, await peer_calls.frame_all(messages))
         await in_db_thread(do_set_turn_input)(turn, text=text)

@@ -9,12 +9,15 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import agent_kinds, events
-from chats.inputs import ChatCreate, ChatUpdate
+from chats import agent_kinds, events, runners
+from chats.inputs import ChatCreate, ChatUpdate, valid_session_id
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
 
 Status = Chat.Status
+SESSION_ID_RULE = (
+    "session_id: letters, digits, `-`, `_`, `.` and `:` only, at most 128, not starting with `-`."
+)
 # The worker of a turn opened by the hooks of a session the person runs themselves.
 ATTACHED = "attached:"
 
@@ -23,6 +26,9 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
     if spec.agent == Chat.Agent.COMMAND and not spec.command:
         raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
+    runners.check_may_run(user, agent=spec.agent, folder=spec.folder)
+    if (problem := runners.why_folder_refused(spec.folder)) is not None:
+        raise Refusal("invalid_input", problem)
     # Said now rather than by a failed first turn: no folder here, no CLI installed.
     problem = agent_kinds.why_not_ready(spec.agent, folder=spec.folder, command=spec.command)
     if problem is not None:
@@ -72,6 +78,7 @@ def do_update_chat(chat: Chat, **changes) -> Chat:
 def check_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
     if not text.strip():
         raise Refusal("empty_message", "Write something for the agent first.")
+    runners.check_may_run(chat.user, agent=chat.agent, folder=chat.folder)
     return do_prompt(chat, text=text, send_queued=send_queued)
 
 
@@ -188,8 +195,9 @@ def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> 
 
 
 def put_answer(turn: Turn, text: str) -> None:
-    """The final text; a CLI's answer already shown as it grew becomes it, not a second entry."""
-    last = turn.entries.order_by("-created_at", "-id").first()
+    """The final text; a CLI's answer already shown as it grew becomes it, not a
+    second entry (a note after it, such as a refused tool, does not count)."""
+    last = turn.entries.exclude(kind=Entry.Kind.NOTICE).order_by("-created_at", "-id").first()
     if last is not None and last.kind == Entry.Kind.ANSWER:
         last.text = text
         last.save(update_fields=["text"])
@@ -339,6 +347,8 @@ def do_rotate_agent_key(chat: Chat) -> str:
 
 
 def do_set_session_id(chat: Chat, *, session_id: str) -> None:
+    if not valid_session_id(session_id):  # the hooks refuse it first; a CLI's output too
+        raise Refusal("invalid_input", SESSION_ID_RULE)
     if chat.session_id == session_id:
         return
     chat.session_id = session_id
@@ -377,6 +387,10 @@ def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> tuple[Turn, b
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return turn, True
+
+
+def running_turn(chat: Chat) -> Turn | None:
+    return chat.turns.filter(state=Turn.State.RUNNING).first()
 
 
 def attached_turn(chat: Chat) -> Turn | None:

@@ -24,7 +24,7 @@ def list_chats(request, limit: Limit = 50, offset: Offset = 0):
     return page(Chat.objects.filter(user=request.auth.user), chat_json, limit, offset)
 
 
-@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 409, 413)})
+@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413)})
 def create_chat(request, spec: ChatCreate):
     """A new chat; its agent key is in the answer, this once (only its digest is kept)."""
     chat, agent_key = check_create_chat(request.auth.user, spec=spec)
@@ -33,7 +33,7 @@ def create_chat(request, spec: ChatCreate):
 
 @router.post(
     "/chats/{chat_id}/prompts",
-    response={202: PromptAccepted, **problems(400, 401, 404, 409, 413, 429)},
+    response={202: PromptAccepted, **problems(400, 401, 403, 404, 409, 413, 429)},
 )
 def send_prompt(request, chat_id: str, prompt: PromptInput):
     """Your prompt: accepted, the turn requested; the runner starts it (or queues it)."""

@@ -1,6 +1,7 @@
 """Typed input shared by REST, MCP and pages. Types only: the stable codes
 (empty_message, no_chat, …) belong to the check_* functions, never to parsing."""
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -13,6 +14,10 @@ Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 # A page of a list (REST's query, MCP's arguments): a limit above 100 gives 100.
 Limit = Annotated[int, Field(ge=1, description="How many (at most 100 are given).")]
 Offset = Annotated[int, Field(ge=0, le=2**31 - 1, description="How many to skip.")]
+# A CLI's session id, as Claude Code, Codex and Gemini make them: it goes on an argv
+# (`--resume`), so it may never read as an option.
+SESSION_ID_CHARACTERS = r"[A-Za-z0-9_.:][A-Za-z0-9_.:-]{0,127}"
+SessionId = Annotated[str, StringConstraints(pattern=f"^{SESSION_ID_CHARACTERS}$")]
 AgentKind = Literal[tuple(Chat.Agent.values)]
 OriginKind = Literal[tuple(Chat.Origin.values)]
 
@@ -57,3 +62,7 @@ def parse[T: BaseModel](model: type[T], data: object) -> T:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "body"
         raise Refusal("invalid_input", f"{field}: {first['msg']}.") from None
+
+
+def valid_session_id(value: str) -> bool:
+    return re.fullmatch(SESSION_ID_CHARACTERS, value) is not None

@@ -10,6 +10,7 @@ STATUS_BY_CODE = {
     "outside_origin": 403,
     "not_reachable": 403,
     "peers_off": 403,
+    "runners_not_allowed": 403,
     "not_authenticated": 401,
     "no_chat": 404,
     "no_message": 404,

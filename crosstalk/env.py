@@ -51,6 +51,19 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return items
 
 
+def env_paths(name: str) -> list[Path]:
+    """A `:`-separated list of absolute folders (resolved), or [] when unset or empty."""
+    raw = os.environ.get(name, "")
+    paths = []
+    for item in (part.strip() for part in raw.split(":")):
+        if not item:
+            continue
+        if not item.startswith("/") or "\x00" in item:
+            raise ImproperlyConfigured(f"{name} must list absolute folders, not {item!r}.")
+        paths.append(Path(os.path.realpath(item)))
+    return paths
+
+
 def env_float(name: str, default: float, *, minimum: float = 0) -> float:
     raw = os.environ.get(name)
     if raw is None:

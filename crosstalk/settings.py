@@ -119,6 +119,8 @@ TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)
 TURN_STALL_SECONDS = env.env_float("TURN_STALL_SECONDS", 60, minimum=1)
 # Where hosted CLIs reach this server (their MCP server and hooks); per process group.
 CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PORT', '8000')}")
+# When set (`:`-separated roots), a chat's working folder must resolve inside one of them.
+AGENT_FOLDERS = env.env_paths("AGENT_FOLDERS")
 # Per-chat configuration the runner writes for hosted CLIs (never into the person's repo).
 # Checked private at every turn (agents.adapters.setup), never replaced by another folder.
 AGENTS_DIR = Path(env.env_str("AGENTS_DIR", str(VAR_DIR / "agents")))

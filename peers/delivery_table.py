@@ -42,9 +42,9 @@ BEHIND_TURN = Route(
 )
 WAKING = Route(State.QUEUED, Reason.WAKING, Path.TURN_PROMPT, "wakes it now", Turn.Trigger.WAKE)
 # An idle session the person runs and attached (no folder: nothing to wake): its own
-# hooks take the message at its next step, or as it finishes.
+# hooks take the message with the person's next prompt there.
 FOR_ITS_SESSION = Route(
-    State.QUEUED, Reason.FOR_ITS_SESSION, Path.BETWEEN_STEPS, "when its session next runs"
+    State.QUEUED, Reason.FOR_ITS_SESSION, Path.TURN_PROMPT, "when its session next runs"
 )
 WITH_BACKGROUND_WORK = Route(
     State.QUEUED, Reason.WITH_BACKGROUND_WORK, Path.TURN_PROMPT, "when its background work ends"

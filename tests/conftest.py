@@ -13,10 +13,11 @@ from django.conf import settings
 from django.db import connections
 from django.test import Client
 
-from accounts.actions import do_create_api_token
+from accounts.actions import do_allow_runners, do_create_api_token
 from accounts.models import User
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
+from chats.runners import runs_on_server
 from tests.servers import private_root
 
 # fake_model, claude_cli, codex_cli, gemini_cli, … (see tests/agentcli/README.md)
@@ -103,6 +104,8 @@ def stand_in_clis(monkeypatch, tmp_path_factory, settings):
 def make_chat(user, name: str, **fields):
     if fields.get("agent") in CLI_BINS:
         fields.setdefault("folder", tempfile.gettempdir())
+    if runs_on_server(fields.get("agent", "demo"), fields.get("folder", "")):
+        do_allow_runners(user, allowed=True)  # hosted and command chats need agents.run_hosted
     chat, key = check_create_chat(user, spec=ChatCreate(name=name, **fields))
     chat.agent_key = key
     return chat
@@ -116,6 +119,13 @@ def owner(db):
 @pytest.fixture
 def outsider(db):
     return User.objects.create_user("mallory", password="mallory-password-1")
+
+
+@pytest.fixture
+def runner_owner(owner):
+    """The owner, allowed to run hosted and command chats (agents.run_hosted)."""
+    do_allow_runners(owner, allowed=True)
+    return owner
 
 
 @pytest.fixture

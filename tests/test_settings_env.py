@@ -138,3 +138,19 @@ def test_it_generates_a_secret_key_once(monkeypatch, tmp_path):
     assert len(first) >= 50
     assert env.secret_key(tmp_path / "var") == first
     assert (tmp_path / "var" / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_agent_folders_are_absolute_roots_resolved(monkeypatch, tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.setenv("AGENT_FOLDERS", f"{tmp_path / 'link'}: :/srv/agents")
+    assert env.env_paths("AGENT_FOLDERS") == [(tmp_path / "real").resolve(), Path("/srv/agents")]
+    monkeypatch.delenv("AGENT_FOLDERS")
+    assert env.env_paths("AGENT_FOLDERS") == []
+
+
+@pytest.mark.parametrize("value", ["relative/folder", "/srv:repos", "-rf"])
+def test_agent_folders_refuses_a_relative_root(monkeypatch, value):
+    monkeypatch.setenv("AGENT_FOLDERS", value)
+    with refused("AGENT_FOLDERS"):
+        env.env_paths("AGENT_FOLDERS")

@@ -17,6 +17,9 @@ from peers.models import PeerMessage
 # How long an `ask` waits for the answer inside its turn.
 ASK_WAIT_SECONDS = 30
 
+# `work N` and `background N` do at most this many steps: a prompt cannot keep a
+# runner's slot (or a background task) busy for days.
+MAX_STEPS = 100
 WORK = re.compile(r"work\s+(\d+)", re.IGNORECASE)
 BACKGROUND = re.compile(r"background\s+(\d+)", re.IGNORECASE)
 ASK = re.compile(r"ask\s+([^:]+?)\s*:\s*(.+)", re.IGNORECASE)
@@ -30,6 +33,10 @@ def step_seconds() -> float:
 
 def steps(count: int) -> str:
     return f"{count} step" if count == 1 else f"{count} steps"
+
+
+def capped(digits: str) -> int:
+    return min(int(digits), MAX_STEPS)
 
 
 class DemoAgent(Adapter):
@@ -54,10 +61,11 @@ class DemoAgent(Adapter):
 
     async def follow(self, ctx: TurnContext, line: str) -> None:
         if match := WORK.fullmatch(line):
-            await self.work(ctx, int(match[1]))
+            await self.work(ctx, capped(match[1]))
         elif match := BACKGROUND.fullmatch(line):
-            ctx.background_steps += int(match[1])
-            ctx.say(f"Left {steps(int(match[1]))} of background work running.")
+            count = capped(match[1])
+            ctx.background_steps = min(ctx.background_steps + count, MAX_STEPS)
+            ctx.say(f"Left {steps(count)} of background work running.")
         elif match := ASK.fullmatch(line):
             await self.ask(ctx, match[1], match[2])
         elif match := TELL.fullmatch(line):

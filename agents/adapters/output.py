@@ -74,6 +74,7 @@ class TurnOutput:
             case Said(text=text):
                 await self.close_draft()
                 self.text, self.dirty = text, True
+                await self.flush()  # a whole message: shown at once, in its place
             case ToolCall():
                 await self.close_draft()
                 self.tool_calls += 1

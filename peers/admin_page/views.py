@@ -18,6 +18,7 @@ from chats.refusals import Refusal
 from peers import metrics as peer_metrics
 from peers.actions import do_set_limits
 from peers.admin_page.charts import all_charts
+from peers.admin_page.runners import runner_accounts, save_runner
 from peers.forms import LimitsForm
 from peers.limits import NAMES, current_limits, defaults
 from peers.models import Activity
@@ -64,6 +65,8 @@ def metrics_json(request: HttpRequest) -> HttpResponse:
 @csrf_protect
 @require_http_methods(["GET", "POST"])
 def admin_page(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST" and "runner" in request.POST:
+        return save_runner(request, PAGE)
     if request.method == "POST":
         return save_limits(request)
     window = chosen_window(request) or DEFAULT_WINDOW
@@ -98,6 +101,7 @@ def render_page(request: HttpRequest, form: LimitsForm, *, window: str, status: 
     context = {
         **metrics_context(window),
         "form": form,
+        "runners": runner_accounts(),
         "history": Activity.objects.filter(action=Activity.Action.LIMITS)
         .select_related("user")
         .order_by("-created_at", "-id")[:HISTORY_SHOWN],

@@ -6,7 +6,8 @@ finishes, here. With the switch off the status, last asked and last answered
 are still kept, and the agent gets nothing (no context, no block)."""
 
 from chats import actions as chat_actions
-from chats.models import Chat
+from chats import runners
+from chats.models import Chat, Entry
 from peers.actions import (
     answer_from_final_text,
     deliver_as_finished,
@@ -42,10 +43,13 @@ def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 
 def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    """Only an attached session's prompt is the person writing: a hosted chat's
+    prompts are the ones Crosstalk's runner gave it, whoever calls with its key."""
     text = payload.person_prompt
-    if not text.startswith(OWN_BLOCK):
-        do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
-    return {}
+    if text.startswith(OWN_BLOCK) or not runners.is_attached(chat):
+        return {}
+    delivered = do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
+    return cli.context(payload.hook_event_name, frame_all(delivered)) if delivered else {}
 
 
 def after_step(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
@@ -59,9 +63,21 @@ def finishing(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
     if chat.peers and not payload.stop_hook_active:
         delivered = deliver_as_finished(chat)
         if delivered:
+            mark_kept_going(chat, len(delivered))
             return cli.block(frame_all(delivered))
     end_attached_turn(chat, final_text=payload.final_text)
     return {}
+
+
+def mark_kept_going(chat: Chat, count: int) -> None:
+    """A runner's turn shows its answer as it grows: what it said before the block
+    and what it says after are two answers, with this note between them."""
+    turn = chat_actions.running_turn(chat)
+    if turn is None or turn.worker.startswith(chat_actions.ATTACHED):
+        return  # an attached session's answer is its last message, taken at its end
+    words = "a message" if count == 1 else f"{count} messages"
+    text = f"Kept going with {words} that came as it was finishing."
+    chat_actions.do_add_entry(chat, kind=Entry.Kind.NOTICE, text=text, turn=turn)
 
 
 def session_end(cli: Cli, chat: Chat, payload: HookPayload) -> dict:

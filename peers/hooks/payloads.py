@@ -8,11 +8,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chats.inputs import parse
+from chats.inputs import SessionId, parse
 
 __all__ = ["ClaudePayload", "CodexPayload", "Event", "GeminiPayload", "HookPayload", "parse"]
 
-SessionId = Field(min_length=1, max_length=200)
 HOOK_CONTEXT_OPEN, HOOK_CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
 
 
@@ -30,7 +29,7 @@ class Event(StrEnum):
 class HookPayload(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
-    session_id: str = SessionId
+    session_id: SessionId
     hook_event_name: str = Field(min_length=1, max_length=100)
     transcript_path: str | None = None
     cwd: str | None = None

@@ -54,6 +54,7 @@ REFUSED = {
     "limit_chain": "the chain of messages grew too long without you",
     "limit_list_read": "it listed or read chats too often this hour",
     "peers_off": "its agent-to-agent messaging is off",
+    "runners_not_allowed": "this account may not run agents on this server",
     "invalid_input": "a field was not valid",
     "no_message": "there is no such message",
     "already_delivered": "the message had already arrived",

@@ -172,6 +172,7 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     manage(env, "migrate", "--noinput")
     login = ["alice", "--create-user", "--password", PASSWORD]
     token = manage(env, "create_api_token", *login).strip().splitlines()[-1]
+    manage(env, "allow_runners", "alice")  # its hosted chats run here
     # The last --port wins: the one CROSSTALK_URL names.
     server, _ = start_server(env, "--port", str(port))
     work = tmp / "work"

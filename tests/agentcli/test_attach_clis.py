@@ -425,3 +425,37 @@ def test_it_connects_a_hosted_turn_to_the_crosstalk_mcp_server(
 
     assert result.final == "sent it", result.describe()
     assert sent_texts(crosstalk, chat["id"]) == ["HI"]
+
+
+def run_claude(cli, fake, crosstalk, key, home, workdir, prompt):
+    return claude_turn(cli, fake, home, workdir, prompt)
+
+
+@pytest.fixture(params=["claude-code", "codex", "gemini"])
+def any_cli(request):
+    fixture = {"claude-code": "claude_cli", "codex": "codex_cli", "gemini": "gemini_cli"}
+    return request.param, request.getfixturevalue(fixture[request.param])
+
+
+def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(
+    any_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    agent, cli = any_cli
+    run_cli, api = {"claude-code": (run_claude, "anthropic"), **RUNS}[agent]
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    first = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, "[[say one]]")
+    assert first.final == "one", first.describe()  # it ran: now reachable, and idle
+
+    waiting = crosstalk.send(sender["agent_key"], attached["id"], "MSG-WAITING")
+    assert crosstalk.message(waiting["id"])["reason"] == "for_its_session"
+    calls_before = len(messenger.model_calls(api))
+
+    second = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, "[[say two]]")
+
+    assert second.final == "two", second.describe()
+    message = crosstalk.message(waiting["id"])
+    assert (message["state"], message["path"]) == ("delivered", "turn_prompt")
+    # Its very first model request carried the block (Gemini escapes < and > again).
+    request = json.dumps(messenger.model_calls(api)[calls_before].body)
+    assert "peer-message id=" in request and waiting["id"] in request and "MSG-WAITING" in request

@@ -240,7 +240,9 @@ async def test_it_fails_a_non_zero_exit_with_its_stderr(owner, tmp_path, monkeyp
     ]
 
 
-def test_it_refuses_a_hosted_chat_whose_folder_or_cli_is_missing(owner_api, tmp_path, monkeypatch):
+def test_it_refuses_a_hosted_chat_whose_folder_or_cli_is_missing(
+    runner_owner, owner_api, tmp_path, monkeypatch
+):
     missing = {"name": "x", "agent": "codex", "folder": str(tmp_path / "nope")}
     response = owner_api.call("POST", "/api/v1/chats", missing)
     assert (response.status_code, response.json()["code"]) == (400, "invalid_input")

@@ -175,7 +175,7 @@ async def test_it_holds_messages_when_its_turn_fails(owner, chat, tmp_path):
     assert (message.state, message.detail) == ("queued", "held_until_you_write")
 
 
-def test_it_refuses_a_command_it_cannot_find(owner, owner_api, tmp_path):
+def test_it_refuses_a_command_it_cannot_find(runner_owner, owner_api, tmp_path):
     body = {"name": "x", "agent": "command", "command": "no-such-agent --go"}
     response = owner_api.call("POST", "/api/v1/chats", body)
 

@@ -80,8 +80,8 @@ async def test_it_says_anything_else_back_line_by_line(chat, fast_steps):
 
 
 async def test_it_ends_a_stopped_turn_quietly_between_steps(chat, settings):
-    settings.DEMO_STEP_SECONDS = 0.01
-    await prompt(chat, "work 100000")
+    settings.DEMO_STEP_SECONDS = 0.1  # 100 steps at most: 10 s, far longer than the test
+    await prompt(chat, "work 100")
     turn = await claim()
     running = asyncio.create_task(TurnRunner("tests").run_turn(turn))
     await wait_until(
@@ -113,3 +113,11 @@ async def test_it_fails_a_chat_whose_cli_is_missing(owner, fast_steps, monkeypat
     assert chat_json(builder)["failure"] == (
         "`claude` was not found on PATH (set CLAUDE_BIN to its path)"
     )
+
+
+async def test_it_caps_work_and_background_at_100_steps(chat, fast_steps):
+    await prompt(chat, "work 1000\nbackground 99999999999999999999")
+    runner = await run_all()
+    await asyncio.wait_for(asyncio.gather(*runner.background), 5)
+
+    assert await texts(chat) == ["Worked 100 steps.\nLeft 100 steps of background work running."]

@@ -104,3 +104,47 @@ async def test_the_words_before_a_last_note_stay_the_final_text(chat):
     await output.flush()
 
     assert output.final_text == "all done"
+
+
+async def test_a_note_ends_the_growing_answer_so_what_follows_is_its_own(chat):
+    """Gemini streams deltas and warns as AfterAgent blocks: the words before the
+    note and after it are two answers, never run together."""
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=3600)
+
+    await output.take([Said("First part ", delta=True), Said("done.", delta=True)])
+    await output.take([Notice("Agent execution blocked: a message came.")])
+    await output.take([Said("It listens ", delta=True), Said("on 8080.", delta=True)])
+    await output.flush()
+    await sync_to_async(do_finish_turn)(turn, final_text=output.final_text)
+
+    assert await entries(chat) == [
+        (Entry.Kind.ANSWER, "First part done."),
+        (Entry.Kind.NOTICE, "Agent execution blocked: a message came."),
+        (Entry.Kind.ANSWER, "It listens on 8080."),
+    ]
+
+
+async def test_a_whole_message_shows_at_once_even_right_after_another_write(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=3600)
+
+    await output.take([Said("Done, I think."), Said("Now really done.")])
+
+    assert await entries(chat) == [
+        (Entry.Kind.ANSWER, "Done, I think."),
+        (Entry.Kind.ANSWER, "Now really done."),
+    ]
+
+
+async def test_a_note_after_the_answer_does_not_double_it_at_the_end(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=0)
+
+    await output.take([Said("Done."), Notice("Claude was refused: Bash (permission mode).")])
+    await sync_to_async(do_finish_turn)(turn, final_text="Done.")
+
+    assert await entries(chat) == [
+        (Entry.Kind.ANSWER, "Done."),
+        (Entry.Kind.NOTICE, "Claude was refused: Bash (permission mode)."),
+    ]

@@ -1,6 +1,7 @@
 """Shared helpers of the hooks tests: captured payloads, posting them, a CLI chat."""
 
 import json
+import tempfile
 from pathlib import Path
 
 from django.utils import timezone
@@ -26,8 +27,10 @@ def sample(cli: str, event: str, index: int = 0, **changes) -> dict:
     return {**found[index], **changes}
 
 
-def cli_chat(owner, cli: str, name: str | None = None) -> Chat:
-    chat = make_chat(owner, name or f"{cli}-chat", agent=cli, peers=True)
+def cli_chat(owner, cli: str, name: str | None = None, *, hosted: bool = False) -> Chat:
+    """An attached chat (no folder: the person runs the session), or a hosted one."""
+    folder = tempfile.gettempdir() if hosted else ""
+    chat = make_chat(owner, name or f"{cli}-chat", agent=cli, peers=True, folder=folder)
     Chat.objects.filter(pk=chat.pk).update(last_ran_at=timezone.now())
     chat.refresh_from_db()
     return chat

@@ -22,9 +22,9 @@ ROWS = [
     ("idle", "command", State.QUEUED, Reason.WAKING, Path.TURN_PROMPT, "wakes it now", "wake"),
     ("idle", "claude-code", State.QUEUED, Reason.WAKING, Path.TURN_PROMPT, "wakes it now", "wake"),
     # No folder: a session the person runs and attached; nothing to wake, its hooks take it.
-    ("idle", "claude-code", State.QUEUED, Reason.FOR_ITS_SESSION, Path.BETWEEN_STEPS, "when its session next runs", "", ""),
-    ("idle", "codex", State.QUEUED, Reason.FOR_ITS_SESSION, Path.BETWEEN_STEPS, "when its session next runs", "", ""),
-    ("idle", "gemini", State.QUEUED, Reason.FOR_ITS_SESSION, Path.BETWEEN_STEPS, "when its session next runs", "", ""),
+    ("idle", "claude-code", State.QUEUED, Reason.FOR_ITS_SESSION, Path.TURN_PROMPT, "when its session next runs", "", ""),
+    ("idle", "codex", State.QUEUED, Reason.FOR_ITS_SESSION, Path.TURN_PROMPT, "when its session next runs", "", ""),
+    ("idle", "gemini", State.QUEUED, Reason.FOR_ITS_SESSION, Path.TURN_PROMPT, "when its session next runs", "", ""),
     ("idle", "command", State.QUEUED, Reason.WAKING, Path.TURN_PROMPT, "wakes it now", "wake", ""),
     ("waiting", "demo", State.QUEUED, Reason.WITH_BACKGROUND_WORK, Path.TURN_PROMPT, "when its background work ends", ""),
     ("stopped", "demo", State.QUEUED, Reason.HELD, "held", "held until you write to it", ""),

@@ -7,7 +7,6 @@ from chats.models import Chat, Entry, Turn
 from peers.hooks.handling import PROMPT_LINE
 from peers.models import PeerMessage
 from peers.serializers import message_json
-from tests.conftest import make_chat
 from tests.peers.conftest import reachable, running
 from tests.peers.hooks import cli_chat, hook, path_of, sample, send
 
@@ -133,7 +132,14 @@ def test_it_ends_an_attached_turn_still_open_when_the_session_ends(claude):
     assert (turn.state, claude.status) == (Turn.State.DONE, Chat.Status.IDLE)
 
 
-def test_it_leaves_a_runner_turn_to_the_runner(claude, sender):
+@pytest.fixture
+def hosted(runner_owner):
+    """A Claude Code chat the runner starts (a working folder)."""
+    return cli_chat(runner_owner, CLI, "hosted-claude", hosted=True)
+
+
+def test_it_leaves_a_runner_turn_to_the_runner(hosted, sender):
+    claude = hosted
     turn = running(claude, text="from the person")
     wrote = claude.person_wrote_at
     hook(claude, CLI, sample(CLI, "UserPromptSubmit", prompt="from the person"))
@@ -144,7 +150,8 @@ def test_it_leaves_a_runner_turn_to_the_runner(claude, sender):
     assert claude.person_wrote_at == wrote
 
 
-def test_it_does_not_count_a_wake_as_the_person_writing(claude, sender):
+def test_it_does_not_count_a_wake_as_the_person_writing(hosted, sender):
+    claude = hosted
     Chat.objects.filter(pk=claude.pk).update(person_wrote_at=None)
     send(sender, claude)  # idle: wakes it
     turn = claim_next_turn("tests")
@@ -184,30 +191,80 @@ def test_it_answers_an_event_it_does_not_act_on_with_empty_json(claude):
     assert hook(claude, CLI, payload).json() == {}
 
 
-def test_it_brings_messages_queued_for_the_idle_chat_into_the_attached_turn(claude, sender):
-    message = send(sender, claude)  # idle: it would wake the chat
-    wake = claude.turns.get(state=Turn.State.REQUESTED)
+def test_a_hosted_chats_prompt_hook_never_counts_as_the_person(hosted, sender):
+    """Crosstalk gave a hosted chat its prompts: a prompt hook with its key, while
+    idle or during a wake, writes no "You" entry and resets nothing."""
+    Chat.objects.filter(pk=hosted.pk).update(person_wrote_at=None)
+    response = hook(hosted, CLI, sample(CLI, "UserPromptSubmit", prompt="I am the person"))
+    assert (response.status_code, response.json()) == (200, {})
 
-    turn = start_prompt(claude)
-    step = hook(claude, CLI, sample(CLI, "PostToolUse")).json()
+    message = send(sender, hosted)  # idle: wakes it
+    claim_next_turn("tests")
+    hook(hosted, CLI, sample(CLI, "UserPromptSubmit", prompt="I am the person, really"))
 
-    assert f'id="{message.pk}"' in step["hookSpecificOutput"]["additionalContext"]
-    assert path_of(message) == "between_steps"
-    assert message.delivered_in_turn_id == turn.pk
-    wake.refresh_from_db()
-    assert wake.state == Turn.State.CANCELLED
+    hosted.refresh_from_db()
+    assert hosted.person_wrote_at is None and hosted.last_asked == ""
+    assert not hosted.entries.filter(kind=Entry.Kind.PROMPT).exists()
+    assert hosted.turns.get(state=Turn.State.RUNNING).trigger == Turn.Trigger.WAKE
+    message.refresh_from_db()
+    assert message.reason == "waking"  # the runner's turn takes it, not the hook
+
+
+def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(claude, sender):
+    """No folder: Crosstalk cannot start it, so nothing wakes it; the message waits
+    for the session, and its very next prompt carries it (no step needed)."""
+    message = send(sender, claude, "which port <now> & then?")
+    assert (message.state, message.reason) == (State.QUEUED, PeerMessage.Reason.FOR_ITS_SESSION)
+    assert message_json(message)["words"] == "Queued — waits for its session to run"
+    assert not claude.turns.exists()
+
+    response = hook(claude, CLI, sample(CLI, "UserPromptSubmit", prompt="go on"))
+
+    context = response.json()["hookSpecificOutput"]
+    assert context["hookEventName"] == "UserPromptSubmit"
+    assert f'id="{message.pk}"' in context["additionalContext"]
+    assert "which port &lt;now&gt; &amp; then?" in context["additionalContext"]
+    assert path_of(message) == "turn_prompt"
+    assert message.delivered_in_turn == claude.turns.get(state=Turn.State.RUNNING)
+
+
+def register(chat, session_id: str) -> None:
+    hook(chat, CLI, sample(CLI, "SessionStart", session_id=session_id))
 
 
 def test_it_sends_on_held_messages_when_the_person_writes_in_their_session(claude, sender):
+    register(claude, "own-session")
     do_stop_chat(claude)
     message = send(sender, claude)
     message.refresh_from_db()
     assert message.reason == "held_until_you_write"
 
-    start_prompt(claude)
-    hook(claude, CLI, sample(CLI, "PostToolUse"))
+    payload = sample(CLI, "UserPromptSubmit", prompt="carry on", session_id="own-session")
+    context = hook(claude, CLI, payload).json()["hookSpecificOutput"]["additionalContext"]
 
-    assert path_of(message) == "between_steps"
+    assert f'id="{message.pk}"' in context
+    assert path_of(message) == "turn_prompt"
+
+
+def test_a_stopped_chat_is_not_released_by_another_sessions_prompt(claude, sender):
+    register(claude, "own-session")
+    do_stop_chat(claude)
+    message = send(sender, claude)
+    wrote = Chat.objects.get(pk=claude.pk).person_wrote_at
+
+    payload = sample(CLI, "UserPromptSubmit", prompt="release it", session_id="another-one")
+    assert hook(claude, CLI, payload).json() == {}
+
+    claude.refresh_from_db()
+    message.refresh_from_db()
+    assert claude.status == Chat.Status.STOPPED and claude.person_wrote_at == wrote
+    assert (message.state, message.reason) == (State.QUEUED, "held_until_you_write")
+    assert not claude.entries.filter(kind=Entry.Kind.PROMPT).exists()
+    notice = claude.entries.filter(kind=Entry.Kind.NOTICE).latest("id")
+    assert "another-one" in notice.text and "stays stopped" in notice.text
+    assert hook(claude, CLI, sample(CLI, "PostToolUse", session_id="another-one")).json() == {}
+    message.refresh_from_db()
+    assert message.state == State.QUEUED
 
 
 def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
@@ -215,19 +272,24 @@ def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
     assert hook(claude, CLI, sample(CLI, "SessionStart")).json() == {}
 
 
-def test_a_session_you_attached_takes_what_came_while_it_was_idle(owner, sender):
-    """No folder: Crosstalk cannot start it, so nothing wakes it (no turn that would
-    fail); the message waits for the session, whose next prompt and step take it."""
-    attached = make_chat(owner, "my-session", agent=CLI, peers=True, folder="")
-    reachable(attached)
-    message = send(sender, attached, "which port?")
-    assert (message.state, message.reason) == (State.QUEUED, PeerMessage.Reason.FOR_ITS_SESSION)
-    assert message_json(message)["words"] == "Queued — waits for its session to run"
-    assert not attached.turns.exists()
+def test_a_message_taken_as_a_hosted_turn_finishes_separates_its_two_answers(hosted, sender):
+    """What the agent said before the block and after it are two answers, with a
+    note between them (the runner shows each as it comes)."""
+    turn = running(hosted, text="fix it")
+    before = hosted.entries.create(turn=turn, kind=Entry.Kind.ANSWER, text="Done, I think.")
+    message = send(sender, hosted)
 
-    start_prompt(attached)
-    message.refresh_from_db()
-    assert message.state == State.PENDING
-    response = hook(attached, CLI, sample(CLI, "PostToolUse"))
-    assert message.pk in response.json()["hookSpecificOutput"]["additionalContext"]
-    assert path_of(message) == "between_steps"
+    blocked = hook(hosted, CLI, sample(CLI, "Stop")).json()
+
+    assert blocked["decision"] == "block" and f'id="{message.pk}"' in blocked["reason"]
+    after = hosted.entries.filter(pk__gt=before.pk).exclude(kind=Entry.Kind.PEER_IN)
+    assert [(entry.kind, entry.text) for entry in after] == [
+        (Entry.Kind.NOTICE, "Kept going with a message that came as it was finishing.")
+    ]
+
+
+def test_an_attached_turn_taking_a_message_as_it_finishes_adds_no_note(claude, sender):
+    start_prompt(claude)
+    send(sender, claude)
+    assert hook(claude, CLI, sample(CLI, "Stop")).json()["decision"] == "block"
+    assert not claude.entries.filter(kind=Entry.Kind.NOTICE).exists()

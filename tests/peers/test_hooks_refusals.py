@@ -2,7 +2,9 @@
 
 import pytest
 
+from chats.actions import do_set_session_id
 from chats.models import Chat, Turn
+from chats.refusals import Refusal
 from peers.models import PeerMessage
 from tests.conftest import ApiClient
 from tests.peers.conftest import reachable
@@ -83,3 +85,32 @@ def test_it_lets_an_outsider_key_touch_only_its_own_chat(claude, chat, outsider)
     assert claude.status == Chat.Status.RUNNING
     assert claude.turns.get().state == Turn.State.RUNNING
     assert Chat.objects.get(pk=theirs.pk).status == Chat.Status.IDLE
+
+
+@pytest.mark.parametrize("cli", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize(
+    "session_id",
+    ["--yolo", "-x", "a" * 129, "b" * 200, "has space", "semi;colon", "new\nline", "é", ""],
+)
+def test_it_refuses_a_session_id_that_could_be_an_option_and_stores_nothing(owner, cli, session_id):
+    agent = cli_chat(owner, cli)
+    response = hook(agent, cli, sample(cli, "SessionStart", session_id=session_id))
+    refused(response, 400, "invalid_input")
+    assert "session_id" in response.json()["message"]
+    agent.refresh_from_db()
+    assert agent.session_id == ""
+
+
+@pytest.mark.parametrize("session_id", ["a" * 128, "0f2c-9a.b:c_d", "_x", ":y", "7"])
+def test_it_takes_session_ids_shaped_like_the_clis_own(claude, session_id):
+    response = hook(claude, CLI, sample(CLI, "SessionStart", session_id=session_id))
+    assert response.status_code == 200
+    claude.refresh_from_db()
+    assert claude.session_id == session_id
+
+
+def test_a_cli_cannot_store_an_option_as_its_session_id_either(claude):
+    with pytest.raises(Refusal):
+        do_set_session_id(claude, session_id="--mcp-config={}")
+    claude.refresh_from_db()
+    assert claude.session_id == ""

@@ -14,7 +14,7 @@ State = Literal[tuple(PeerMessage.State.values)]
 class MessageOut(Output):
     id: str
     from_chat: str | None = Field(description="None when the person sent it.")
-    to_chat: str
+    to_chat: str | None = Field(description="None when it answers the person.")
     sent_by: Literal[tuple(PeerMessage.SentBy.values)]
     text: str
     reply_to: str | None

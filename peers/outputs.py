@@ -27,6 +27,9 @@ class MessageOut(Output):
     reason: Literal[tuple(PeerMessage.Reason.values)] | None
     answered: bool
     answer: str | None
+    answer_refused: str | None = Field(
+        description='Why its agent\'s answer was not sent ("<code>: <sentence>"), else None.'
+    )
     words: str = Field(description="The state in words, as the pages show it.")
     created_at: Moment | None
     delivered_at: Moment | None

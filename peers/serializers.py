@@ -40,6 +40,7 @@ def message_json(message: PeerMessage) -> dict:
         "reason": message.reason or None,
         "answered": message.answered,
         "answer": message.answer_id,
+        "answer_refused": message.answer_refused or None,
         "words": words(message),
         "created_at": iso(message.created_at),
         "delivered_at": iso(message.delivered_at),

@@ -15,7 +15,7 @@ from chats import actions as chat_actions
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
 from peers.actions.limits import check_limits
-from peers.actions.locking import lock_recipient
+from peers.actions.locking import lock_for_send
 from peers.actions.record import publish_message, record, record_refusal
 from peers.delivery_table import Route, route_for
 from peers.limits import current_limits, pair_key
@@ -83,7 +83,9 @@ def send(
 ) -> PeerMessage:
     try:
         with transaction.atomic():
-            recipient = lock_recipient(out.user, to)
+            recipient = lock_for_send(
+                out.user, from_chat=out.from_chat, to=to, person=not out.by_agent
+            )
             prepared = check_send(
                 out, recipient, text=text, reply_to=reply_to, wait_seconds=wait_seconds
             )

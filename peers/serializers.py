@@ -85,3 +85,17 @@ def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
         "answer_message": message_json(answer) if answer else None,
         "note": HELD_NOTE if message.reason == PeerMessage.Reason.HELD else None,
     }
+
+
+def replay_message(shape, result: str) -> tuple[int, dict] | None:
+    """A keyed send's answer rebuilt from the message it committed (chats.idempotency)."""
+    kind, _, pk = result.partition(":")
+    message = PeerMessage.objects.filter(pk=pk).first() if kind == "message" else None
+    return (201, shape(message)) if message is not None else None
+
+
+# The keyed routes that send, and the shape each answers with.
+REPLAYS = {
+    "/api/v1/messages": message_json,
+    "/api/v1/agent/messages": lambda message: sent_json(message, message.answer),
+}

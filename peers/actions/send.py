@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.keys import new_id
 from accounts.models import User
 from chats import actions as chat_actions
+from chats.idempotency import note_work
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
 from peers.actions.limits import check_limits
@@ -212,6 +213,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     """Record the message and route it; the caller holds the account lock."""
     message = new_message(send)
     message.save(force_insert=True)
+    note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:
         PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
     add_entries(message, turn=send.turn)

@@ -6,14 +6,16 @@ PostgreSQL + Redis in the second run); the kill point is a test-only pause
 (IDEMPOTENCY_TEST_PAUSE_AT), the kill a real SIGKILL."""
 
 import contextlib
+import json
 import threading
 
 import pytest
 from django.conf import settings
 
 from accounts.actions import do_create_api_token
+from chats import idempotency
 from chats.idempotency import run_once
-from chats.models import IdempotentAnswer
+from chats.models import Chat, IdempotentAnswer
 from chats.refusals import Refusal
 from peers import actions
 from peers.models import PeerMessage
@@ -113,3 +115,35 @@ def test_a_claim_taken_over_rolls_its_late_work_back(owner, chat, other_chat):
         run_once("secret", KEY, slow_send, request="send")
     assert refused.value.code == "idempotency_in_progress"
     assert not PeerMessage.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status"),
+    [
+        ("/api/v1/messages", {"text": "once"}, 201),
+        ("/api/v1/chats", {"name": "once"}, 409),  # its agent key cannot be shown again
+    ],
+)
+def test_work_that_committed_is_answered_not_redone(
+    owner_api, other_chat, settings, monkeypatch, path, body, status
+):
+    """In process: the answer is lost after the work committed (keeping it raised)."""
+    reachable(other_chat)
+    settings.IDEMPOTENCY_ABANDONED_SECONDS = 0.05
+    if path == "/api/v1/messages":
+        body = {**body, "to_chat": other_chat.pk}
+    real_keep = idempotency.keep
+    monkeypatch.setattr(idempotency, "keep", lambda *a: (_ for _ in ()).throw(OSError("gone")))
+    headers = {"HTTP_IDEMPOTENCY_KEY": KEY}
+    with pytest.raises(OSError, match="gone"):
+        owner_api.generic("POST", path, json.dumps(body), "application/json", **headers)
+    monkeypatch.setattr(idempotency, "keep", real_keep)
+    counts = (PeerMessage.objects.count(), Chat.objects.count())
+
+    retry = owner_api.generic("POST", path, json.dumps(body), "application/json", **headers)
+    assert retry.status_code == status, retry.content
+    assert (PeerMessage.objects.count(), Chat.objects.count()) == counts
+    if status == 201:
+        assert retry.json()["id"] == PeerMessage.objects.get().pk
+    else:
+        assert retry.json()["code"] == "idempotency_key_done"

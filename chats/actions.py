@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts import keys
 from chats import agent_kinds, events, runners
+from chats.idempotency import note_work
 from chats.inputs import ChatCreate, ChatUpdate, valid_session_id
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal
@@ -48,6 +49,7 @@ def do_create_chat(user, **fields) -> tuple[Chat, str]:
     secret = keys.new_secret("cak")
     with transaction.atomic():
         chat = Chat.objects.create(user=user, agent_key_digest=keys.digest(secret), **fields)
+        note_work(f"chat:{chat.pk}")  # a keyed request's claim, in this transaction
         events.publish(user.pk, "chat", chat=chat.pk)
     return chat, secret
 
@@ -98,6 +100,7 @@ def do_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
             send_queued=send_queued,
             chain=keys.new_id("chain"),
         )
+        note_work(f"turn:{turn.pk}")
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.wake_runners()
     return turn

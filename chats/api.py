@@ -4,7 +4,6 @@ The routes themselves are ninja routers (chats.api_views, peers.api_views),
 assembled with the error handlers in crosstalk.api."""
 
 import json
-import re
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -15,6 +14,7 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 
 from accounts.actions import user_for_api_token
+from chats.inputs import unsafe_text
 from chats.models import Chat
 from chats.refusals import Refusal
 from chats.selectors import chat_for_agent_key
@@ -79,14 +79,8 @@ class AgentKey(Credential):
     whose = "the chat's agent key"
 
 
-# NUL and lone surrogates: PostgreSQL cannot store them, UTF-8 cannot encode them.
-UNSAFE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
 # Deeper than any input model goes; past it a body is refused, not parsed further.
 MAX_JSON_DEPTH = 32
-
-
-def unsafe_text(text: str) -> bool:
-    return UNSAFE_CHARACTERS.search(text) is not None
 
 
 def invalid_characters() -> Refusal:

@@ -4,7 +4,15 @@
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from chats.models import Chat
 from chats.refusals import Refusal
@@ -22,8 +30,49 @@ AgentKind = Literal[tuple(Chat.Agent.values)]
 OriginKind = Literal[tuple(Chat.Origin.values)]
 
 
+# NUL and lone surrogates: PostgreSQL cannot store them, UTF-8 cannot encode them.
+UNSAFE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
+
+
+def unsafe_text(text: str) -> bool:
+    return UNSAFE_CHARACTERS.search(text) is not None
+
+
+def unsafe_field(data: object, path: str = "") -> str | None:
+    """The first field (dotted path) holding an unsafe string, key or value; or None."""
+    stack = [(data, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if unsafe_text(value):
+                return where or "body"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and unsafe_text(key):
+                    return where or "body"
+                stack.append((item, name))
+        elif isinstance(value, list | tuple):
+            stack.extend((item, f"{where}.{i}") for i, item in enumerate(value))
+    return None
+
+
 class Input(BaseModel):
+    """Every input model, whichever face parses it (REST, MCP, pages), refuses NUL and
+    lone surrogates in any string: one check, so no face can store what another refuses."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def safe_strings(cls, data: object) -> object:
+        if (field := unsafe_field(data)) is not None:
+            raise PydanticCustomError(
+                "unsafe_text",
+                "Text may not contain NUL characters or lone surrogates (in {field})",
+                {"field": field},
+            )
+        return data
 
 
 class ChatCreate(Input):

@@ -166,6 +166,9 @@ class IdempotentAnswer(models.Model):
     key = models.CharField(max_length=255)
     request_digest = models.CharField(max_length=64)
     status = models.PositiveSmallIntegerField(null=True)
+    # What the work committed ("message:msg_…"), set in the work's own transaction:
+    # a claim without it provably did nothing, so it may run again (chats.idempotency).
+    result = models.CharField(max_length=80, blank=True)
     # JSON as text: jsonb would reorder its keys, and a replay must read the same.
     body = models.TextField(blank=True)
     created_at = models.DateTimeField()

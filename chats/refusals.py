@@ -20,6 +20,7 @@ STATUS_BY_CODE = {
     "not_running": 409,
     "idempotency_key_reused": 409,
     "idempotency_in_progress": 409,
+    "idempotency_key_done": 409,
     "too_large": 413,
     "server_error": 500,
 }

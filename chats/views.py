@@ -158,7 +158,8 @@ class ChatPageView(ConversationView):
     def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
         chat = chat_or_404(request, chat_id)
         form = PromptForm(request.POST)
-        form.is_valid()  # every field is optional: check_prompt judges the text
+        if not form.is_valid():  # only bad bytes (a NUL): check_prompt judges the rest
+            return self.composer_with_errors(request, chat, form)
         text, send_queued = form.cleaned_data["text"], form.cleaned_data["send_queued"]
         try:
             check_prompt(chat, text=text, send_queued=send_queued)

@@ -3,6 +3,7 @@
 
 import hashlib
 import json
+from functools import partial
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
@@ -14,6 +15,7 @@ from chats.api import Caller, bearer_secret, invalid_characters, too_large, unsa
 from chats.idempotency import arun_once, run_once
 from chats.refusals import Refusal
 from peers.actions import record_refused
+from peers.serializers import REPLAYS, replay_message
 
 API_PREFIX = "/api/v1"
 CODE_BY_STATUS = {
@@ -134,7 +136,9 @@ class IdempotencyMiddleware(Middleware):
         first: list[HttpResponse] = []
         run = lambda: answer_of(self.get_response(request), first)  # noqa: E731
         try:
-            answer = run_once(secret, key, run, request=describe(request))
+            answer = run_once(
+                secret, key, run, request=describe(request), replay=replay_for(request)
+            )
         except ANSWERED_EARLY as early:
             return early_answer(early)
         return first[0] if first else replayed(answer)
@@ -149,7 +153,9 @@ class IdempotencyMiddleware(Middleware):
             return answer_of(await self.get_response(request), first)
 
         try:
-            answer = await arun_once(secret, key, run, request=describe(request))
+            answer = await arun_once(
+                secret, key, run, request=describe(request), replay=replay_for(request)
+            )
         except ANSWERED_EARLY as early:
             return early_answer(early)
         return first[0] if first else replayed(answer)
@@ -178,6 +184,13 @@ def idempotency_of(request: HttpRequest) -> tuple[str | None, str]:
     if key is None or request.method != "POST" or not is_api(request) or not secret:
         return None, secret
     return key, secret
+
+
+def replay_for(request: HttpRequest):
+    """A send's answer rebuilt from its message, for a retry whose first request died
+    after the send committed (chats.idempotency); other routes have none."""
+    shape = REPLAYS.get(request.path.rstrip("/"))
+    return partial(replay_message, shape) if shape else None
 
 
 def describe(request: HttpRequest) -> str:

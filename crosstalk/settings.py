@@ -111,6 +111,10 @@ TURNS_CONCURRENCY = int(env.env_float("TURNS_CONCURRENCY", 16, minimum=1))
 API_MAX_BODY_BYTES = 2 * 1024 * 1024
 # A turn whose worker died (SIGKILL, a lost machine) fails within this many seconds.
 TURN_LEASE_SECONDS = env.env_float("TURN_LEASE_SECONDS", 30, minimum=1)
+# An Idempotency-Key whose first request died is answered (or run again) after this long.
+IDEMPOTENCY_ABANDONED_SECONDS = env.env_float("IDEMPOTENCY_ABANDONED_SECONDS", 120, minimum=1)
+# Tests only: "before_work" or "after_work" blocks a keyed request there, to be killed.
+IDEMPOTENCY_TEST_PAUSE_AT = env.env_str("IDEMPOTENCY_TEST_PAUSE_AT", "")
 
 # Longest a hosted agent's turn (a CLI's process) may run before its group is killed.
 TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)

@@ -94,6 +94,8 @@ class PeerMessage(models.Model):
     path = models.CharField(max_length=16, choices=Path, blank=True)
     # The sentence that goes with a not-delivered reason.
     note = models.CharField(max_length=300, blank=True)
+    # Why its agent's answer (its final text) was not sent: "<code>: <sentence>".
+    answer_refused = models.CharField(max_length=300, blank=True)
     woke = models.BooleanField(default=False)
     sent_in_turn = models.ForeignKey(
         Turn, models.SET_NULL, null=True, blank=True, related_name="messages_sent"

@@ -14,7 +14,7 @@ State = Literal[tuple(PeerMessage.State.values)]
 class MessageOut(Output):
     id: str
     from_chat: str | None = Field(description="None when the person sent it.")
-    to_chat: str
+    to_chat: str | None = Field(description="None when it answers the person.")
     sent_by: Literal[tuple(PeerMessage.SentBy.values)]
     text: str
     reply_to: str | None
@@ -27,6 +27,9 @@ class MessageOut(Output):
     reason: Literal[tuple(PeerMessage.Reason.values)] | None
     answered: bool
     answer: str | None
+    answer_refused: str | None = Field(
+        description='Why its agent\'s answer was not sent ("<code>: <sentence>"), else None.'
+    )
     words: str = Field(description="The state in words, as the pages show it.")
     created_at: Moment | None
     delivered_at: Moment | None

@@ -40,6 +40,7 @@ def message_json(message: PeerMessage) -> dict:
         "reason": message.reason or None,
         "answered": message.answered,
         "answer": message.answer_id,
+        "answer_refused": message.answer_refused or None,
         "words": words(message),
         "created_at": iso(message.created_at),
         "delivered_at": iso(message.delivered_at),
@@ -85,3 +86,17 @@ def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
         "answer_message": message_json(answer) if answer else None,
         "note": HELD_NOTE if message.reason == PeerMessage.Reason.HELD else None,
     }
+
+
+def replay_message(shape, result: str) -> tuple[int, dict] | None:
+    """A keyed send's answer rebuilt from the message it committed (chats.idempotency)."""
+    kind, _, pk = result.partition(":")
+    message = PeerMessage.objects.filter(pk=pk).first() if kind == "message" else None
+    return (201, shape(message)) if message is not None else None
+
+
+# The keyed routes that send, and the shape each answers with.
+REPLAYS = {
+    "/api/v1/messages": message_json,
+    "/api/v1/agent/messages": lambda message: sent_json(message, message.answer),
+}

@@ -2,16 +2,24 @@
 answers each sender with its final text. Answers are never answered, so an
 exchange ends after one answer unless someone writes again."""
 
-from django.db import transaction
+import logging
+
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from chats.models import Turn
+from chats import actions as chat_actions
+from chats.models import Entry, Turn
 from chats.refusals import Refusal
 from peers.actions.locking import lock_account
+from peers.actions.record import publish_message
 from peers.actions.send import Outgoing, PreparedSend, do_send_message, send
 from peers.delivery_table import TO_YOU
 from peers.limits import current_limits
 from peers.models import PeerMessage
+
+logger = logging.getLogger(__name__)
+# A deadlock victim or a dropped connection gets one more try.
+ATTEMPTS = 2
 
 
 def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
@@ -31,14 +39,40 @@ def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
 
 
 def send_answer(turn: Turn, message: PeerMessage) -> PeerMessage | None:
+    """Never lost silently: a refusal (a limit, outside_origin) is recorded on the
+    message it answers; a database error (a deadlock, a lost connection) is tried
+    once more, then recorded the same way."""
     out = Outgoing(turn.chat.user, turn.chat, PeerMessage.SentBy.AGENT)
     text = turn.final_text[: current_limits().max_text]
-    try:
-        if message.from_chat_id is None:
-            return answer_the_person(out, message, text=text, turn=turn)
-        return send(out, to=message.from_chat_id, text=text, reply_to=message.pk)
-    except Refusal:
-        return None  # recorded as a refused activity; the turn's text stays in its chat
+    for attempt in range(ATTEMPTS):
+        try:
+            if message.from_chat_id is None:
+                return answer_the_person(out, message, text=text, turn=turn)
+            return send(out, to=message.from_chat_id, text=text, reply_to=message.pk)
+        except Refusal as refusal:
+            do_refuse_answer(message, f"{refusal.code}: {refusal.message}")
+            return None
+        except DatabaseError:  # send's atomic block rolled it back (a savepoint if nested)
+            logger.exception("The answer to %s failed (attempt %d).", message.pk, attempt + 1)
+    do_refuse_answer(message, "server_error: the database refused it twice; write again.")
+    return None
+
+
+def do_refuse_answer(message: PeerMessage, reason: str) -> None:
+    """The message's card reads "answer not sent: <reason>", and the chat that sent
+    it gets a notice in its conversation (the person sees the card)."""
+    reason = reason[:300]
+    with transaction.atomic():
+        PeerMessage.objects.filter(pk=message.pk).update(answer_refused=reason)
+        message.answer_refused = reason
+        if message.from_chat is not None:
+            chat_actions.do_add_entry(
+                message.from_chat,
+                kind=Entry.Kind.NOTICE,
+                text=f"{message.to_chat.name} answered, but the answer was not sent: {reason}",
+                message_id=message.pk,
+            )
+        publish_message(message)
 
 
 def answer_the_person(out: Outgoing, message: PeerMessage, *, text: str, turn: Turn):

@@ -1,12 +1,12 @@
 """Connect two chats with a brief: both switched on, each told about the other."""
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from accounts.models import User
 from chats.models import Chat
 from chats.refusals import Refusal, no_chat
 from peers.actions.chat_state import do_set_peers
-from peers.actions.locking import lock_account
+from peers.actions.locking import lock_chats
 from peers.actions.record import record, record_refusal
 from peers.actions.send import Outgoing, check_send, check_text, do_send_message
 from peers.limits import current_limits
@@ -20,7 +20,6 @@ def check_connect_chats(user: User, *, chat_ids: list[str], brief: str) -> list[
     out = Outgoing(user, None, PeerMessage.SentBy.PERSON)
     try:
         with transaction.atomic():
-            lock_account(user.pk)
             pairs = connectable_chats(user, chat_ids, brief)
             for chat, _ in pairs:
                 if not chat.peers:
@@ -40,10 +39,7 @@ def connectable_chats(user: User, chat_ids: list[str], brief: str) -> list[tuple
     """Each chat with the text it will get; the caller holds the account lock."""
     if len(chat_ids) != 2 or chat_ids[0] == chat_ids[1]:
         raise Refusal("invalid_input", "chats: name exactly two different chats.")
-    found = Chat.objects.filter(user=user, pk__in=[str(i) for i in chat_ids])
-    if connection.features.has_select_for_update:
-        found = found.select_for_update(no_key=True)
-    chats = {chat.pk: chat for chat in found}
+    chats = lock_chats(user, chat_ids)
     if len(chats) != 2:
         raise no_chat()
     first, second = chats[chat_ids[0]], chats[chat_ids[1]]

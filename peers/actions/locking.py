@@ -1,4 +1,18 @@
-"""The account lock every counted change of peer messaging is taken under."""
+"""The one lock order of peer messaging. Every action that locks more than one row
+takes them in this order, and only through these functions:
+
+1. the account (its users row),
+2. chats, by id ascending,
+3. messages, by id ascending (unless the caller orders them to pick the first).
+
+A transaction never goes back up the list: once it holds a chat it takes no account
+lock, once it holds a message it takes no chat lock. So two sends racing each other
+(the person writing as chat A to B while B's final text answers A) queue on the
+account instead of deadlocking on each other's chats.
+
+All locks are FOR NO KEY UPDATE: inserts that reference a row (KEY SHARE) never wait
+on it. SQLite has no row locks: its IMMEDIATE transactions already serialize every
+writer, so the queries would only cost time there."""
 
 from django.db import connection
 
@@ -6,29 +20,40 @@ from accounts.models import User
 from chats.models import Chat
 
 
+def row_locks() -> bool:
+    return connection.features.has_select_for_update
+
+
 def lock_account(user_id: int) -> None:
     """One account's sends, wakes and list/read calls are counted under one row
-    lock, so N racing senders can never push a counter past its limit.
-
-    NO KEY UPDATE: inserts that reference the row (KEY SHARE) must not deadlock
-    with it. SQLite has no row locks: its IMMEDIATE transactions already
-    serialize every writer, so the query would only cost time there."""
-    if connection.features.has_select_for_update:
+    lock, so N racing senders can never push a counter past its limit."""
+    if row_locks():
         User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()
 
 
-def lock_recipient(user: User, to: str) -> Chat | None:
-    """The recipient and its account, locked in one statement (see lock_account).
+def lock_chats(user: User, chat_ids) -> dict[str, Chat]:
+    """The account, then these chats of it by id ascending; the caller holds a
+    transaction. Chats of another account, or missing, are left out."""
+    ids = sorted({str(chat_id) for chat_id in chat_ids if chat_id is not None})
+    lock_account(user.pk)
+    chats = Chat.objects.filter(user=user, pk__in=ids).order_by("pk")
+    if row_locks():
+        chats = chats.select_for_update(no_key=True, of=("self",))
+    return {chat.pk: chat for chat in chats}
 
-    A missing recipient locks nothing: the send is refused anyway."""
-    chats = Chat.objects.filter(pk=str(to), user=user)
-    if not connection.features.has_select_for_update:
-        return chats.first()
-    return chats.select_related("user").select_for_update(no_key=True, of=("self", "user")).first()
+
+def lock_for_send(user: User, *, from_chat: Chat | None, to: str, person: bool) -> Chat | None:
+    """A send's rows: the account, then the recipient, and the sender's chat too when
+    the person writes (the send stamps both); the recipient, or None when missing."""
+    ids = [to, from_chat.pk if person and from_chat is not None else None]
+    return lock_chats(user, ids).get(str(to))
 
 
 def lock_messages(query):
-    """The messages of `query`, row-locked; the caller holds a transaction."""
-    if connection.features.has_select_for_update:
+    """The messages of `query`, row-locked, by id unless the query is ordered; the
+    caller holds a transaction (and takes no chat lock after this)."""
+    if not query.query.order_by:
+        query = query.order_by("pk")
+    if row_locks():
         query = query.select_for_update(no_key=True, of=("self",))
     return list(query)

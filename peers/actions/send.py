@@ -12,10 +12,11 @@ from django.utils import timezone
 from accounts.keys import new_id
 from accounts.models import User
 from chats import actions as chat_actions
+from chats.idempotency import note_work
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
 from peers.actions.limits import check_limits
-from peers.actions.locking import lock_recipient
+from peers.actions.locking import lock_for_send
 from peers.actions.record import publish_message, record, record_refusal
 from peers.delivery_table import Route, route_for
 from peers.limits import current_limits, pair_key
@@ -83,7 +84,9 @@ def send(
 ) -> PeerMessage:
     try:
         with transaction.atomic():
-            recipient = lock_recipient(out.user, to)
+            recipient = lock_for_send(
+                out.user, from_chat=out.from_chat, to=to, person=not out.by_agent
+            )
             prepared = check_send(
                 out, recipient, text=text, reply_to=reply_to, wait_seconds=wait_seconds
             )
@@ -210,6 +213,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     """Record the message and route it; the caller holds the account lock."""
     message = new_message(send)
     message.save(force_insert=True)
+    note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:
         PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
     add_entries(message, turn=send.turn)

@@ -86,5 +86,6 @@ TOOLS = [
         MessageChatInput,
         message_chat,
         creates=True,
+        replay=lambda message: sent_answer(message, message.answer, waited=False),
     ),
 ]

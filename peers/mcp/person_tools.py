@@ -72,9 +72,12 @@ def connect_chats(caller: Caller, spec: ConnectInput) -> Answer:
 
 def send_peer_message(caller: Caller, spec: PersonMessageInput) -> Answer:
     fields = spec.model_dump(exclude={"to_chat"})  # from_chat, text, reply_to
-    message = actions.check_send_as_person(caller.user, to=spec.to_chat, **fields)
+    return sent_message(actions.check_send_as_person(caller.user, to=spec.to_chat, **fields))
+
+
+def sent_message(message) -> Answer:
     body = message_json(message)
-    names = names_of(caller.user, [body])
+    names = names_of(message.user, [body])
     as_whom = f" as {names[body['from_chat']]}" if body["from_chat"] else ""
     return Answer(f"Sent{as_whom}: {text.message_line(body, names)[2:]}", body)
 
@@ -139,6 +142,7 @@ TOOLS = [
         PersonMessageInput,
         send_peer_message,
         creates=True,
+        replay=sent_message,
     ),
     Tool(
         "read_peers",

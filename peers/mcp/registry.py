@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import mcp_types as types
@@ -18,6 +19,7 @@ from chats.idempotency import arun_once
 from chats.inputs import parse
 from chats.refusals import Refusal
 from peers import actions
+from peers.models import PeerMessage
 from peers.selectors import takes_part
 
 logger = logging.getLogger(__name__)
@@ -47,6 +49,9 @@ class Tool:
     run: Callable[[Caller, Any], Answer | Later]  # in a DB thread; raises Refusal
     # It creates something (a message, a connection, a chat): it takes an idempotencyKey.
     creates: bool = False
+    # Its answer rebuilt from the message it sent, for a retry whose first call died
+    # after the send committed (chats.idempotency).
+    replay: Callable[[PeerMessage], Answer] | None = None
 
     def input_schema(self) -> dict:
         schema = self.model.model_json_schema(by_alias=True)
@@ -117,8 +122,10 @@ class Toolbox:
         async def once() -> tuple[int, dict]:
             return kept(await self.result(secret, name, arguments))
 
+        tool = self.agent.get(name) or self.person.get(name)
         try:
-            _, body = await arun_once(secret, key, once, request=request)
+            replay = partial(replay_of, tool.replay)
+            _, body = await arun_once(secret, key, once, request=request, replay=replay)
         except Refusal as refusal:
             return refused(refusal)
         return types.CallToolResult.model_validate(body)
@@ -133,10 +140,23 @@ class Toolbox:
             # As REST's server_error: the model reads a sentence, the log keeps the trace.
             logger.exception("The MCP tool %s failed.", name)
             return refused(Refusal("server_error", "Something went wrong here; try again."))
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=answer.text)],
-            structured_content=answer.body,
-        )
+        return as_result(answer)
+
+
+def as_result(answer: Answer) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=answer.text)],
+        structured_content=answer.body,
+    )
+
+
+def replay_of(rebuild: Callable[[PeerMessage], Answer] | None, result: str):
+    """A kept result rebuilt from the message a dead first call sent (or None)."""
+    kind, _, pk = result.partition(":")
+    message = PeerMessage.objects.filter(pk=pk).first() if kind == "message" else None
+    if rebuild is None or message is None:
+        return None
+    return kept(as_result(rebuild(message)))
 
 
 def kept(result: types.CallToolResult) -> tuple[int, dict]:

@@ -34,6 +34,7 @@ MESSAGE_FIELDS = {
     "reason",
     "answered",
     "answer",
+    "answer_refused",
     "words",
     "created_at",
     "delivered_at",

@@ -1,4 +1,5 @@
-"""Claude Code, headless: `claude -p PROMPT --output-format stream-json --verbose`.
+"""Claude Code, headless: `claude -p --output-format stream-json --verbose`, the
+prompt on stdin.
 
 Its stream: `system/init` (session id, MCP servers and their status),
 `assistant` messages (text and tool_use blocks), `user` tool results, and one
@@ -30,6 +31,10 @@ class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
     program = "claude"
     bin_variable = "CLAUDE_BIN"
+    providers = (
+        "ANTHROPIC_*", "CLAUDE_*", "AWS_*", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING",
+        "DISABLE_AUTOUPDATER", "IS_SANDBOX",
+    )  # fmt: skip
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
@@ -38,13 +43,14 @@ class ClaudeCodeAgent(CliAdapter):
         argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
         # The attach config adds --mcp-config, --settings (hooks) and --allowedTools: headless
         # Claude refuses an MCP tool that is not listed there (permission_denials).
-        argv += ["--permission-mode", mode]
+        # NAME=VALUE: no value (a model, a session id) can be read as an option.
+        argv += [f"--permission-mode={mode}"]
         if chat.model:
-            argv += ["--model", chat.model]
+            argv += [f"--model={chat.model}"]
         if chat.session_id:
-            argv += ["--resume", chat.session_id]
-        # After "--", a prompt that starts with "-" (a Markdown list) is never an option.
-        return [*argv, *run.setup.argv_extra, "--", run.prompt]
+            argv += [f"--resume={chat.session_id}"]
+        # The prompt comes on stdin (CliAdapter.stdin): never on the command line.
+        return [*argv, *run.setup.argv_extra]
 
     def env(self, run: HostedRun) -> dict[str, str]:
         env = {"DISABLE_AUTOUPDATER": "1"}

@@ -31,9 +31,11 @@ class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
     program = "claude"
     bin_variable = "CLAUDE_BIN"
+    # Its provider's and its own settings (Claude Code reads some without a prefix).
     providers = (
-        "ANTHROPIC_*", "CLAUDE_*", "AWS_*", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING",
-        "DISABLE_AUTOUPDATER", "IS_SANDBOX",
+        "ANTHROPIC_*", "CLAUDE_*", "AWS_*", "DISABLE_*", "ENABLE_TOOL_SEARCH", "IS_SANDBOX",
+        "MAX_THINKING_TOKENS", "MAX_MCP_OUTPUT_TOKENS", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT",
+        "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS",
     )  # fmt: skip
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 

@@ -138,3 +138,27 @@ def test_it_generates_a_secret_key_once(monkeypatch, tmp_path):
     assert len(first) >= 50
     assert env.secret_key(tmp_path / "var") == first
     assert (tmp_path / "var" / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_it_reads_the_names_an_agent_may_get(monkeypatch):
+    monkeypatch.setenv("AGENT_ENV_PASS", " MY_KEY, AWS_*:OTHER ")
+    assert env.env_names("AGENT_ENV_PASS") == ["MY_KEY", "AWS_*", "OTHER"]
+    monkeypatch.delenv("AGENT_ENV_PASS")
+    assert env.env_names("AGENT_ENV_PASS") == []
+
+
+@pytest.mark.parametrize(
+    "raw", ["SECRET_KEY", "MY_KEY,DATABASE_URL", "REDIS_*", "RED*", "*", "A B", "-x", "A=1"]
+)
+def test_it_refuses_to_pass_the_servers_own_or_a_bad_name(monkeypatch, raw):
+    monkeypatch.setenv("AGENT_ENV_PASS", raw)
+    with refused("AGENT_ENV_PASS"):
+        env.env_names("AGENT_ENV_PASS")
+
+
+def test_it_reads_and_refuses_a_sandbox(monkeypatch):
+    monkeypatch.setenv("AGENT_SANDBOX", "BWRAP")
+    assert env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"}) == "bwrap"
+    monkeypatch.setenv("AGENT_SANDBOX", "docker")
+    with refused("AGENT_SANDBOX"):
+        env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"})

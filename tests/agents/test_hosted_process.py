@@ -2,6 +2,7 @@
 its prompt on stdin, ids where they cannot be options, and with AGENT_SANDBOX=bwrap
 no view of var/ or of the server's processes."""
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -10,9 +11,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.conf import settings as django_settings
 
+from agents.runner import TurnRunner
+from chats.actions import do_stop_chat
 from chats.models import Chat
 from tests.agents import test_cli_adapters as cli_tests
-from tests.agents.conftest import fresh_turn, prompt, run_all, texts
+from tests.agents.conftest import fresh_turn, prompt, run_all, texts, wait_until
 from tests.conftest import make_chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -181,3 +184,31 @@ async def test_a_missing_bwrap_fails_the_turn_with_the_reason(owner, tmp_path, j
 
     assert "AGENT_SANDBOX=bwrap but bubblewrap (`bwrap`) is not installed" in said
     assert "hi" not in said.splitlines()
+
+
+def running_with(marker: str) -> list[str]:
+    """Processes of this machine whose command line holds `marker`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker in cmdline.read_bytes().decode(errors="replace"):
+                found.append(cmdline.parent.name)
+        except OSError:
+            continue
+    return found
+
+
+@needs_bwrap
+async def test_a_jailed_turn_the_person_stops_leaves_nothing_running(owner, tmp_path, jailed):
+    seconds = f"3600.{os.getpid()}"  # a sleep no other process runs
+    chat = await sync_to_async(command_chat)(owner, tmp_path, f"echo started; sleep {seconds}")
+    await prompt(chat, "long job")
+    runner = TurnRunner("tests")
+    serving = asyncio.create_task(runner.run_until_idle(30))
+
+    await wait_until(lambda: chat.entries.filter(kind="answer").exists(), "the jail to start")
+    assert running_with(seconds)  # bwrap and the sleep inside it
+    await sync_to_async(do_stop_chat)(chat)
+    await serving
+
+    await wait_until(lambda: not running_with(seconds), "the jail and its sleep to be gone")

@@ -54,10 +54,14 @@ async def test_sixteen_long_turns_of_one_account_never_delay_another_accounts(
     runner = TurnRunner("fair", backstop_seconds=0.05)
     serving = asyncio.create_task(runner.run_forever())
     try:
-        await wait_until(lambda: len(states(owner).get("running", [])) == 4, "4 long turns")
+        await wait_until(
+            lambda: len(states(owner).get("running", [])) == 4, "4 long turns", timeout=30
+        )
         await prompt(quick, "hello from another account")
         # It starts and ends while all of the first account's turns still run or wait.
-        await wait_until(lambda: states(outsider) == {"done": ["quick"]}, "the other turn")
+        await wait_until(
+            lambda: states(outsider) == {"done": ["quick"]}, "the other turn", timeout=30
+        )
         first = await sync_to_async(states)(owner)
         # The first account's oldest four run; the twelve others wait in order.
         assert first == {
@@ -66,7 +70,8 @@ async def test_sixteen_long_turns_of_one_account_never_delay_another_accounts(
         }
         assert await texts(quick) == ["hello from another account"]
         (tmp_path / "go").touch()
-        await wait_until(lambda: states(owner) == {"done": [c.name for c in chats]}, "all 16")
+        everything = {"done": [chat.name for chat in chats]}
+        await wait_until(lambda: states(owner) == everything, "all 16", timeout=90)
     finally:
         runner.stop()
         await serving

@@ -65,10 +65,12 @@ def install_folder(program: str) -> Path:
 
 
 def hidden(folder: Path) -> bool:
-    """A folder the agent must not see: the server's var/ or one holding it."""
-    var = Path(settings.VAR_DIR).resolve()
-    folder = folder.resolve()
-    return folder == var or var in folder.parents or folder in var.parents
+    """A folder the agent must not see: the server's var/, one holding it, or one
+    holding the server's home (a PATH of "/", "." or "~" lends nothing)."""
+    if not folder.is_absolute():
+        return True
+    var, home, folder = Path(settings.VAR_DIR).resolve(), Path.home().resolve(), folder.resolve()
+    return folder.is_relative_to(var) or folder in var.parents or folder in {home, *home.parents}
 
 
 def readable(argv: list[str], path: str | None) -> list[Path]:
@@ -90,6 +92,7 @@ def system(folder: Path) -> bool:
 
 
 def jailed(argv: list[str], *, cwd: str, writable: list[Path], path: str | None) -> list[str]:
+    cwd = str(Path(cwd).absolute())
     jail = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--tmpfs", "/"]
     for folder in SYSTEM:
         jail += ["--ro-bind-try", folder, folder]

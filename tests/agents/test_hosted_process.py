@@ -212,3 +212,19 @@ async def test_a_jailed_turn_the_person_stops_leaves_nothing_running(owner, tmp_
     await serving
 
     await wait_until(lambda: not running_with(seconds), "the jail and its sleep to be gone")
+
+
+def test_the_jail_lends_no_folder_holding_var_or_the_servers_home(tmp_path):
+    from agents import sandbox
+
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    var = Path(django_settings.VAR_DIR)
+    path = os.pathsep.join(["/", ".", str(Path.home()), str(var), str(var.parent), str(tools)])
+    lent = sandbox.readable(["/bin/sh"], path)
+
+    assert tools in lent
+    assert not {Path("/"), Path("."), Path.home(), var, var.parent} & set(lent)
+    argv = sandbox.jailed(["/bin/sh"], cwd=str(tmp_path), writable=[], path=path)
+    assert argv[-2:] == ["--", "/bin/sh"] and "--unshare-pid" in argv
+    assert "--unshare-net" not in argv and "--setenv" not in argv

@@ -41,7 +41,7 @@ class Ended:
 class ProcessSpec:
     argv: list[str]
     cwd: str
-    # Added to the server's own environment (a provider's URL and key set there reach it).
+    # Its whole environment: nothing of the server's own is added (agents.launch builds it).
     env: dict[str, str] = field(default_factory=dict)
     # Written to stdin, which is then closed; None: stdin is /dev/null.
     stdin: str | None = None
@@ -97,7 +97,7 @@ async def spawn(spec: ProcessSpec) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         *spec.argv,
         cwd=spec.cwd,
-        env={**os.environ, **spec.env},
+        env=spec.env,
         stdin=asyncio.subprocess.DEVNULL if spec.stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

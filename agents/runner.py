@@ -9,6 +9,7 @@ import contextlib
 import logging
 import os
 import socket
+from collections import Counter
 
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -121,10 +122,18 @@ class TurnRunner:
     def max_turns(self) -> int:
         return self.concurrency or settings.TURNS_CONCURRENCY
 
+    def accounts_at_their_share(self) -> set[int]:
+        """Accounts running TURNS_PER_ACCOUNT turns here: their next turns wait their
+        turn, so one account's many chats never hold up another's."""
+        running = Counter(turn.chat.user_id for turn in self.turns.values())
+        return {user for user, count in running.items() if count >= settings.TURNS_PER_ACCOUNT}
+
     async def claim_available(self) -> None:
         while not self.stopping and len(self.turns) < self.max_turns():
             try:
-                turn = await in_db_thread(claim_next_turn)(self.worker_id)
+                turn = await in_db_thread(claim_next_turn)(
+                    self.worker_id, skip_accounts=self.accounts_at_their_share()
+                )
             except Exception:
                 logger.exception("Could not claim a turn; trying again shortly.")
                 return

@@ -1,6 +1,6 @@
 """Every state change of chats, turns and entries (CONVENTIONS.md: check_* then do_*)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 
 from django.conf import settings
@@ -119,11 +119,12 @@ def request_turn(chat: Chat, *, trigger: str, chain: str = "", hop: int = 0) -> 
     return turn
 
 
-def claim_next_turn(worker: str) -> Turn | None:
+def claim_next_turn(worker: str, *, skip_accounts: Collection[int] = ()) -> Turn | None:
     """Start the oldest requested turn of a chat that runs nothing else.
 
     Two runners may race for it: skip_locked hands each turn row to one of
-    them, and the chat row lock keeps a chat to one running turn."""
+    them, and the chat row lock keeps a chat to one running turn. Turns of the
+    `skip_accounts` (at their share on this runner) wait, in order, for a later claim."""
     running = Turn.objects.filter(chat=OuterRef("chat"), state=Turn.State.RUNNING)
     # Only a chat's oldest request may start: a racing runner that skipped the
     # locked first turn must not start the chat's second one ahead of it.
@@ -137,6 +138,7 @@ def claim_next_turn(worker: str) -> Turn | None:
             .filter(state=Turn.State.REQUESTED)
             .exclude(Exists(running))
             .exclude(Exists(earlier))
+            .exclude(chat__user_id__in=list(skip_accounts))
             .order_by("requested_at", "id")
             .first()
         )

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import re
 import secrets
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -62,6 +63,34 @@ def env_paths(name: str) -> list[Path]:
             raise ImproperlyConfigured(f"{name} must list absolute folders, not {item!r}.")
         paths.append(Path(os.path.realpath(item)))
     return paths
+
+
+NAME_OR_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
+# What no agent may get, whatever AGENT_ENV_PASS says.
+NEVER_PASSED = frozenset({"SECRET_KEY", "DATABASE_URL", "REDIS_URL"})
+
+
+def env_names(name: str) -> list[str]:
+    """Variable names (or `PREFIX_*`), separated by commas or colons."""
+    raw = os.environ.get(name, "")
+    items = [item.strip() for item in re.split(r"[,:]", raw) if item.strip()]
+    for item in items:
+        if not NAME_OR_PREFIX.fullmatch(item):
+            raise ImproperlyConfigured(
+                f"{name} lists variable names (or PREFIX_*), separated by commas: not {item!r}."
+            )
+        if any(never.startswith(item.rstrip("*")) for never in NEVER_PASSED):
+            raise ImproperlyConfigured(f"{name} may not pass {item}: it is the server's own.")
+    return items
+
+
+def env_choice(name: str, default: str, choices: set[str]) -> str:
+    raw = os.environ.get(name, "").strip().lower() or default
+    if raw not in choices:
+        raise ImproperlyConfigured(
+            f"{name} must be one of {', '.join(sorted(choices))}, not {raw!r}."
+        )
+    return raw
 
 
 def env_float(name: str, default: float, *, minimum: float = 0) -> float:

@@ -107,6 +107,8 @@ DEMO_STEP_SECONDS = env.env_float("DEMO_STEP_SECONDS", 1.0)
 TURNS_IN_PROCESS = env.env_bool("TURNS_IN_PROCESS", True)
 # How many turns one runner process works on at once.
 TURNS_CONCURRENCY = int(env.env_float("TURNS_CONCURRENCY", 16, minimum=1))
+# How many turns of one account one runner works on at once; the others wait in order.
+TURNS_PER_ACCOUNT = int(env.env_float("TURNS_PER_ACCOUNT", 4, minimum=1))
 # A JSON body under /api/v1/ larger than this is refused (413 too_large) unread.
 API_MAX_BODY_BYTES = 2 * 1024 * 1024
 # A turn whose worker died (SIGKILL, a lost machine) fails within this many seconds.
@@ -182,6 +184,12 @@ if HTTPS:
     SECURE_HSTS_SECONDS = int(env.env_float("HSTS_SECONDS", 31536000))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env.env_bool("HSTS_INCLUDE_SUBDOMAINS", False)
     SECURE_SSL_REDIRECT = env.env_bool("SSL_REDIRECT", False)
+
+# `bwrap`: each hosted agent runs under bubblewrap (its folder, its own home, the system
+# read-only; no var/, no view of the server's processes). `none`: as the server's user.
+AGENT_SANDBOX = env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"})
+# Variables of the server's a hosted agent gets beyond the allow-list (NAME or PREFIX_*).
+AGENT_ENV_PASS = env.env_names("AGENT_ENV_PASS")
 
 LOGGING = {
     "version": 1,

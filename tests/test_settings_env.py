@@ -154,3 +154,27 @@ def test_agent_folders_refuses_a_relative_root(monkeypatch, value):
     monkeypatch.setenv("AGENT_FOLDERS", value)
     with refused("AGENT_FOLDERS"):
         env.env_paths("AGENT_FOLDERS")
+
+
+def test_it_reads_the_names_an_agent_may_get(monkeypatch):
+    monkeypatch.setenv("AGENT_ENV_PASS", " MY_KEY, AWS_*:OTHER ")
+    assert env.env_names("AGENT_ENV_PASS") == ["MY_KEY", "AWS_*", "OTHER"]
+    monkeypatch.delenv("AGENT_ENV_PASS")
+    assert env.env_names("AGENT_ENV_PASS") == []
+
+
+@pytest.mark.parametrize(
+    "raw", ["SECRET_KEY", "MY_KEY,DATABASE_URL", "REDIS_*", "RED*", "*", "A B", "-x", "A=1"]
+)
+def test_it_refuses_to_pass_the_servers_own_or_a_bad_name(monkeypatch, raw):
+    monkeypatch.setenv("AGENT_ENV_PASS", raw)
+    with refused("AGENT_ENV_PASS"):
+        env.env_names("AGENT_ENV_PASS")
+
+
+def test_it_reads_and_refuses_a_sandbox(monkeypatch):
+    monkeypatch.setenv("AGENT_SANDBOX", "BWRAP")
+    assert env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"}) == "bwrap"
+    monkeypatch.setenv("AGENT_SANDBOX", "docker")
+    with refused("AGENT_SANDBOX"):
+        env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"})

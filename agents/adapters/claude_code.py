@@ -1,4 +1,5 @@
-"""Claude Code, headless: `claude -p PROMPT --output-format stream-json --verbose`.
+"""Claude Code, headless: `claude -p --output-format stream-json --verbose`, the
+prompt on stdin.
 
 Its stream: `system/init` (session id, MCP servers and their status),
 `system/api_retry` while it retries the model, `assistant` messages (text and
@@ -38,6 +39,12 @@ class ClaudeCodeAgent(CliAdapter):
     session_gone = "No conversation found with session ID"
     model_url_variable = "ANTHROPIC_BASE_URL"
     default_model_host = "api.anthropic.com"
+    # Its provider's and its own settings (Claude Code reads some without a prefix).
+    providers = (
+        "ANTHROPIC_*", "CLAUDE_*", "AWS_*", "DISABLE_*", "ENABLE_TOOL_SEARCH", "IS_SANDBOX",
+        "MAX_THINKING_TOKENS", "MAX_MCP_OUTPUT_TOKENS", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT",
+        "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS",
+    )  # fmt: skip
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
@@ -48,13 +55,14 @@ class ClaudeCodeAgent(CliAdapter):
         argv += ["--include-partial-messages"]
         # The attach config adds --mcp-config, --settings (hooks) and --allowedTools: headless
         # Claude refuses an MCP tool that is not listed there (permission_denials).
-        argv += ["--permission-mode", mode]
+        # NAME=VALUE: no value (a model, a session id) can be read as an option.
+        argv += [f"--permission-mode={mode}"]
         if chat.model:
-            argv += ["--model", chat.model]
+            argv += [f"--model={chat.model}"]
         if chat.session_id:
-            argv += ["--resume", chat.session_id]
-        # After "--", a prompt that starts with "-" (a Markdown list) is never an option.
-        return [*argv, *run.setup.argv_extra, "--", run.prompt]
+            argv += [f"--resume={chat.session_id}"]
+        # The prompt comes on stdin (CliAdapter.stdin): never on the command line.
+        return [*argv, *run.setup.argv_extra]
 
     def env(self, run: HostedRun) -> dict[str, str]:
         env = {"DISABLE_AUTOUPDATER": "1"}

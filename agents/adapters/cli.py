@@ -26,8 +26,9 @@ from agents.adapters.base import (
 from agents.adapters.events import Event
 from agents.adapters.judge import Watchdog, failure_reason, host_of
 from agents.adapters.output import TurnOutput
-from agents.adapters.setup import HostedSetup, hosted_setup
+from agents.adapters.setup import HostedSetup, chat_folder, hosted_setup
 from agents.dbthread import in_db_thread
+from agents.launch import Launch, build, why_not_launchable
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
 from chats.actions import do_add_entry, do_set_session_id, turn_is_running
 from chats.hosted_actions import do_issue_turn_key, do_record_run
@@ -83,6 +84,8 @@ class CliAdapter(Adapter):
     # A CLI that talks to a model (watched for TURN_STALL_SECONDS without progress) and
     # gets Crosstalk's tools when the chat's switch is on.
     talks_to_model = True
+    # The server's variables its provider reads (names or PREFIX_*): passed on to it.
+    providers: tuple[str, ...] = ()
 
     # What a subclass says -------------------------------------------------------
 
@@ -93,7 +96,8 @@ class CliAdapter(Adapter):
         return {}
 
     def stdin(self, run: HostedRun) -> str | None:
-        return None
+        """The turn's input reaches every CLI on stdin, never on its command line."""
+        return run.prompt
 
     def parse(self, line: str) -> list[Event]:
         raise NotImplementedError
@@ -155,6 +159,8 @@ class CliAdapter(Adapter):
     # One turn ----------------------------------------------------------------------
 
     async def run(self, ctx: TurnContext) -> TurnResult:
+        if (problem := why_not_launchable()) is not None:
+            raise AgentUnavailable(problem)
         binary, workdir = self.binary(ctx.chat), self.workdir(ctx.chat)
         key = await in_db_thread(do_issue_turn_key)(ctx.turn)
         setup = await in_db_thread(hosted_setup)(ctx.chat, key=key)
@@ -184,8 +190,15 @@ class CliAdapter(Adapter):
 
     def spec(self, run: HostedRun, key: str) -> ProcessSpec:
         crosstalk = {"CROSSTALK_URL": settings.CROSSTALK_URL, "CROSSTALK_KEY": key}
-        env = {**run.setup.env, **self.env(run), **crosstalk}
-        return ProcessSpec(self.argv(run), cwd=run.workdir, env=env, stdin=self.stdin(run))
+        launch = Launch(
+            self.argv(run),
+            cwd=run.workdir,
+            providers=self.providers,
+            own={**run.setup.env, **self.env(run), **crosstalk},
+            stdin=self.stdin(run),
+            private=chat_folder(run.chat),
+        )
+        return build(launch)
 
     async def start(
         self, ctx: TurnContext, spec: ProcessSpec, output: TurnOutput, watchdog: Watchdog

@@ -1,6 +1,6 @@
-"""Codex, headless: `codex exec --json --skip-git-repo-check PROMPT`, later
-`codex exec resume --json THREAD PROMPT`, with CODEX_HOME per chat (where its
-sessions live, so a resume finds them).
+"""Codex, headless: `codex exec --json --skip-git-repo-check -- -`, later
+`codex exec resume --json -- THREAD -` (`-`: the prompt is on stdin), with
+CODEX_HOME per chat (where its sessions live, so a resume finds them).
 
 Its stream: `thread.started{thread_id}`, `item.started/completed` of
 `command_execution`, `mcp_tool_call`, `file_change`, `agent_message{text}`,
@@ -48,6 +48,7 @@ class CodexAgent(CliAdapter):
     session_gone = "no rollout found for thread id"
     model_url_variable = "OPENAI_BASE_URL"
     default_model_host = "api.openai.com"
+    providers = ("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*")
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
@@ -57,11 +58,11 @@ class CodexAgent(CliAdapter):
         options = ["--json", "--skip-git-repo-check", "-c", 'approval_policy="never"']
         options += ["-c", f'sandbox_mode="{sandbox}"', *run.setup.argv_extra]
         if chat.model:
-            options += ["-m", chat.model]
-        # After "--", a prompt that starts with "-" (a Markdown list) is never an option.
+            options += [f"--model={chat.model}"]
+        # After "--", no id can be an option; "-": the prompt is read from stdin.
         if chat.session_id:
-            return [run.binary, "exec", "resume", *options, "--", chat.session_id, run.prompt]
-        return [run.binary, "exec", *options, "--", run.prompt]
+            return [run.binary, "exec", "resume", *options, "--", chat.session_id, "-"]
+        return [run.binary, "exec", *options, "--", "-"]
 
     def parse(self, line: str) -> list[Event]:
         return parse_codex_line(line)

@@ -63,9 +63,6 @@ class CommandAgent(CliAdapter):
     def argv(self, run: HostedRun) -> list[str]:
         return [run.binary, "-c", run.chat.command]
 
-    def stdin(self, run: HostedRun) -> str | None:
-        return run.prompt
-
     def parse(self, line: str) -> list[Event]:
         return [Said(printable(line) + "\n", delta=True)]
 

@@ -1,5 +1,5 @@
-"""Gemini CLI, headless: `gemini -p PROMPT --output-format stream-json`, later
-`--resume SESSION`.
+"""Gemini CLI, headless: `gemini --output-format stream-json`, the prompt on stdin
+(not a terminal: Gemini runs headless), later `--resume=SESSION`.
 
 Its stream: `init{session_id}`, `message` (the assistant's in `delta` pieces),
 `tool_use{tool_name, parameters}`, `tool_result`, `error{severity, message}`
@@ -40,19 +40,20 @@ class GeminiAgent(CliAdapter):
     session_gone = "Error resuming session"
     model_url_variable = "GOOGLE_GEMINI_BASE_URL"
     default_model_host = "generativelanguage.googleapis.com"
+    providers = ("GEMINI_*", "GOOGLE_*")
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat
         mode = chat.permission_mode if chat.permission_mode in APPROVAL_MODES else DEFAULT_APPROVAL
         # --skip-trust: a headless run cannot answer the trust-this-folder question.
-        # --prompt=…: a prompt that starts with "-" (a Markdown list) is never an option.
-        argv = [run.binary, f"--prompt={run.prompt}", "--output-format", "stream-json"]
-        argv += ["--approval-mode", mode, "--skip-trust"]
+        # The prompt comes on stdin; NAME=VALUE: no value can be read as an option.
+        argv = [run.binary, "--output-format", "stream-json"]
+        argv += [f"--approval-mode={mode}", "--skip-trust"]
         if chat.model:
-            argv += ["-m", chat.model]
+            argv += [f"--model={chat.model}"]
         if chat.session_id:
-            argv += ["--resume", chat.session_id]
+            argv += [f"--resume={chat.session_id}"]
         return argv + run.setup.argv_extra
 
     def parse(self, line: str) -> list[Event]:

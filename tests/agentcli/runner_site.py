@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 from tests import servers
-from tests.agentcli.clis import claude_env, codex_env, gemini_env
+from tests.agentcli.clis import CODEX_KEY_VAR, claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.servers import ROOT, free_port, manage, private_root, start_server, stop_server
 
@@ -151,6 +151,9 @@ def site_env(tmp: Path, agents: Path, fake, clis: dict, port: int, **extra) -> d
         "CODEX_BIN": str(clis["codex"]),
         "GEMINI_BIN": str(clis["gemini"]),
         "DEMO_STEP_SECONDS": "0.05",
+        # Hosted agents get an allow-list of this environment: the fake Codex provider's
+        # key is read from a variable of its own (its env_key), passed on by name.
+        "AGENT_ENV_PASS": CODEX_KEY_VAR,
         **extra,
     }
     return env
@@ -166,6 +169,7 @@ def running_site(tmp: Path, clis: dict, **extra):
 
 
 def serve(tmp: Path, fake, clis: dict, **extra):
+    """Serve with this fake model (a FakeModel or one of its subclasses)."""
     agents = private_root() / "test-agents" / uuid.uuid4().hex
     port = free_port()
     env = site_env(tmp, agents, fake, clis, port, **extra)

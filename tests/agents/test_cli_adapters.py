@@ -38,12 +38,13 @@ SESSIONS = {
 STAND_IN = """\
 #!{python}
 import json, os, sys
-record = {{"argv": sys.argv[1:], "cwd": os.getcwd(),
+record = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read(),
           "env": {{k: v for k, v in os.environ.items() if k.startswith(("CROSSTALK", "CODEX",
-                                                                         "GEMINI", "IS_"))}}}}
+                                                                         "GEMINI", "IS_"))}},
+          "names": sorted(os.environ)}}
 with open({log!r}, "a") as log:
     log.write(json.dumps(record) + "\\n")
-resumed = "resume" in sys.argv or "--resume" in sys.argv
+resumed = any(arg == "resume" or arg.startswith("--resume=") for arg in sys.argv)
 with open({second!r} if resumed else {first!r}) as stream:
     sys.stdout.write(stream.read())
 sys.exit(int(os.environ.get("STAND_IN_EXIT", "0")))
@@ -108,7 +109,11 @@ async def test_it_runs_a_turn_in_the_folder_and_resumes_its_session(
     assert first["cwd"] == second["cwd"] == str(folder)
     assert list(folder.iterdir()) == []  # nothing written into the person's repository
     assert (await fresh(chat)).session_id == SESSIONS[kind]
-    assert SESSIONS[kind] not in first["argv"] and SESSIONS[kind] in second["argv"]
+    assert not any(SESSIONS[kind] in arg for arg in first["argv"])
+    assert any(SESSIONS[kind] in arg for arg in second["argv"])
+    # The prompt reaches the CLI on stdin, never on its command line.
+    assert (first["stdin"], second["stdin"]) == ("first", "second")
+    assert not any("first" in arg or "second" in arg for arg in first["argv"] + second["argv"])
     turn_one, turn_two = await turns_of(chat)
     assert (turn_one.state, turn_two.state) == ("done", "done")
     assert turn_one.exit_code == 0 and turn_one.duration_seconds > 0
@@ -130,10 +135,9 @@ async def test_it_shows_claudes_steps_and_its_final_text(owner, tmp_path, stand_
 
     (run,) = runs(log)
     argv = run["argv"]
-    assert argv[0] == "-p" and argv[-2:] == ["--", "do it"]
+    assert argv[0] == "-p" and "do it" not in argv and run["stdin"] == "do it"
     assert argv[argv.index("--output-format") + 1] == "stream-json" and "--verbose" in argv
-    assert argv[argv.index("--model") + 1] == "opus"
-    assert argv[argv.index("--permission-mode") + 1] == "acceptEdits"
+    assert "--model=opus" in argv and "--permission-mode=acceptEdits" in argv
     mcp_config = Path(argv[argv.index("--mcp-config") + 1])
     assert stat.S_IMODE(mcp_config.stat().st_mode) == 0o600
     assert "mcp__crosstalk__MessageChat" in argv[argv.index("--allowedTools") + 1]
@@ -159,12 +163,13 @@ async def test_it_runs_codex_headless_in_a_home_of_the_chats_own(owner, tmp_path
     await run_all()
 
     first, second = runs(log)
-    assert first["argv"][:1] == ["exec"] and first["argv"][-1] == "build"
+    assert first["argv"][:1] == ["exec"] and first["argv"][-2:] == ["--", "-"]
     assert second["argv"][:2] == ["exec", "resume"]
-    assert second["argv"][-3:] == ["--", SESSIONS["codex"], "again"]
+    assert second["argv"][-3:] == ["--", SESSIONS["codex"], "-"]
+    assert (first["stdin"], second["stdin"]) == ("build", "again")
     for argv in (first["argv"], second["argv"]):
         assert "--json" in argv and "--skip-git-repo-check" in argv
-        assert 'approval_policy="never"' in argv and argv[argv.index("-m") + 1] == "gpt-x"
+        assert 'approval_policy="never"' in argv and "--model=gpt-x" in argv
         assert any(flag.startswith("mcp_servers.crosstalk.url=") for flag in argv)
     home = Path(first["env"]["CODEX_HOME"])
     assert home.name == "codex-home" and (home / "hooks.json").exists()
@@ -178,7 +183,8 @@ async def test_it_runs_gemini_with_its_settings_out_of_the_repository(owner, tmp
     await run_all()
 
     (run,) = runs(log)
-    assert run["argv"][0] == "--prompt=look" and "--skip-trust" in run["argv"]
+    assert run["stdin"] == "look" and "--skip-trust" in run["argv"]
+    assert not any("look" in arg for arg in run["argv"])
     settings_file = Path(run["env"]["GEMINI_CLI_SYSTEM_SETTINGS_PATH"])
     assert "crosstalk" in json.loads(settings_file.read_text())["mcpServers"]
     assert (await texts(chat))[-1].startswith("FAKE-FINAL after 2 tool call(s).")

@@ -71,6 +71,7 @@ async def test_it_runs_a_prompt_to_a_stopped_chat_again(chat, fast_steps):
 
 async def test_it_runs_turns_of_different_chats_at_once(owner, settings):
     settings.DEMO_STEP_SECONDS = 0.1
+    settings.TURNS_PER_ACCOUNT = 5  # one account's share (tests/agents/test_fair_turns.py)
     chats = [await sync_to_async(make_chat)(owner, f"chat-{n}") for n in range(5)]
     for each in chats:
         await prompt(each, "work 3")

@@ -1,10 +1,28 @@
-"""Gemini: `.gemini/settings.json` with the MCP server and the hooks. Settings
-expand ${CROSSTALK_KEY}, so the file does not hold the key."""
+"""Gemini. Attached: `.gemini/settings.json` in the folder with the MCP server and
+the hooks (merged into the person's settings), and `.gemini/.env` with the key and
+URL, which Gemini loads when it starts there (private, kept out of git). Settings
+expand ${CROSSTALK_KEY}, so settings.json does not hold the key. Hosted: a
+settings file named by GEMINI_CLI_SYSTEM_SETTINGS_PATH."""
 
-from agents.attach.common import HOOK_TIMEOUT, SERVER, AttachConfig, Target, as_json, hook_command
+import shlex
+from pathlib import Path
+
+from agents.attach.common import (
+    HOOK_TIMEOUT,
+    SERVER,
+    AttachConfig,
+    Target,
+    as_json,
+    drop_hooks,
+    hook_command,
+    merge_hooks,
+)
+from agents.attach.files import Edit, drop_env_lines, prune, set_env_lines, table
 
 CLI = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd")
+SETTINGS = ".gemini/settings.json"
+ENV_FILE = ".gemini/.env"
 
 
 def settings(target: Target) -> dict:
@@ -25,25 +43,70 @@ def settings(target: Target) -> dict:
     }
 
 
+def mcp_add(target: Target) -> str:
+    header = shlex.quote("Authorization: Bearer ${CROSSTALK_KEY}")
+    return (
+        f"gemini mcp add --scope project --transport http --trust {SERVER} "
+        f"{shlex.quote(target.mcp_url)} --header {header}"
+    )
+
+
 def build(target: Target) -> AttachConfig:
-    path = "settings.json" if target.hosted else ".gemini/settings.json"
-    files = {path: as_json(settings(target))}
     if target.hosted:
+        files = {"settings.json": as_json(settings(target))}
         # Gemini reads a settings file named by this variable above the user's and
         # the project's, so nothing is written into the chat's folder.
-        env = {**target.env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH": target.path(path)}
+        path = target.path("settings.json")
+        env = {**target.env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH": path}
         note = (
             "Gemini skips this settings file (with a warning on stderr) when a folder above "
             "it is writable by others, such as /tmp: keep the config folder under var/."
         )
         return AttachConfig(files=files, env=env, notes=[note])
-    line = " ".join(f"{name}={value}" for name, value in target.env.items())
+    env_file = "".join(f"{name}={value}\n" for name, value in target.env.items())
     return AttachConfig(
-        files=files,
+        files={SETTINGS: as_json(settings(target)), ENV_FILE: env_file},
         env=target.env,
-        one_liner=f"{line} gemini",
+        one_liner="gemini",
+        commands=[mcp_add(target)],
         notes=[
-            "Start gemini in the folder holding .gemini/settings.json with the line above; "
-            "trust the folder when it asks, so its settings and hooks load.",
+            f"Start `gemini` in the folder: it loads {ENV_FILE} (the key and URL; keep it "
+            f"out of git) and {SETTINGS}. Trust the folder when it asks, so its settings "
+            "and hooks load.",
+            "The `gemini mcp add` line adds the same server to the folder's settings "
+            "(hooks not included).",
         ],
     )
+
+
+def edits(target: Target, folder: Path) -> list[Edit]:
+    ours = settings(target)
+
+    def add_settings(data: dict) -> None:
+        table(data, "mcpServers")[SERVER] = ours["mcpServers"][SERVER]
+        merge_hooks(table(data, "hooks"), ours["hooks"])
+
+    def drop_settings(data: dict) -> None:
+        prune(data, "mcpServers", SERVER)
+        if isinstance(data.get("hooks"), dict):
+            drop_hooks(data["hooks"])
+            if not data["hooks"]:
+                del data["hooks"]
+
+    def add_env(lines: list[str]) -> None:
+        set_env_lines(lines, target.env)
+
+    def drop_env(lines: list[str]) -> None:
+        drop_env_lines(lines, list(target.env))
+
+    return [
+        Edit(folder / SETTINGS, "jsonc", add_settings, drop_settings),
+        Edit(env_path(folder), "env", add_env, drop_env, secret=True),
+    ]
+
+
+def env_path(folder: Path) -> Path:
+    """Gemini loads one env file, .gemini/.env before .env: a person's own .env gets
+    Crosstalk's lines rather than being hidden behind a new .gemini/.env."""
+    own = folder / ENV_FILE
+    return folder / ".env" if not own.exists() and (folder / ".env").is_file() else own

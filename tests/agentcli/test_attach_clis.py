@@ -62,11 +62,13 @@ class Crosstalk:
     def wait_for(self, check, what: str, timeout: float = 20):
         return poll(check, what, timeout)
 
-    def agent_config(self, chat: str, agent: str, folder: Path) -> str:
-        """What a person runs: writes the files and prints the environment line."""
-        out = manage(self.env, "agent_config", chat, "--agent", agent, "--write", str(folder))
-        line = next(line for line in out.splitlines() if line.startswith("Environment: "))
-        return line.split("CROSSTALK_KEY=")[1].split()[0]
+    def agent_config(self, chat: str, agent: str, folder: Path, home: Path) -> str:
+        """What a person runs (as that person: HOME, CODEX_HOME; no --url, so the URL
+        is the running server's): writes the files and prints the key."""
+        env = {k: v for k, v in self.env.items() if k != "CROSSTALK_URL"}
+        env |= {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+        out = manage(env, "agent_config", chat, "--agent", agent, "--write", str(folder))
+        return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]
 
 
 @pytest.fixture
@@ -137,7 +139,7 @@ def test_it_takes_messages_between_steps_and_as_finished_in_claude(
     claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
 ):
     attached = crosstalk.new_chat("api-claude", "claude-code")
-    crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
+    crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)
     sent = {}
 
     def send(name, text):
@@ -201,7 +203,7 @@ def test_it_connects_claude_to_the_crosstalk_mcp_server(
     if not has_mcp(crosstalk):
         pytest.skip("no MCP server at /mcp on this branch yet (branch h-mcp)")
     attached = crosstalk.new_chat("api-claude", "claude-code")
-    crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
+    crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)
 
     run = claude_turn(
         claude_cli, messenger, cli_home, cli_workdir, message_chat(crosstalk, sender, "MCP-HELLO")
@@ -217,13 +219,15 @@ def test_it_connects_claude_to_the_crosstalk_mcp_server(
 # Codex and Gemini ---------------------------------------------------------------
 
 
+def env_file(path: Path) -> dict:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
 def run_codex(cli, fake, crosstalk, key, home, workdir, prompt):
-    """Codex as the person starts it in the folder (the one-liner), on the fake provider."""
-    env = codex_env(fake, home) | {
-        "CODEX_HOME": str(workdir / ".crosstalk" / "codex"),
-        "CROSSTALK_URL": crosstalk.url,
-        "CROSSTALK_KEY": key,
-    }
+    """Codex as the person starts it in the folder (the one-liner: the env file, the
+    profile in their own CODEX_HOME), on the fake provider."""
+    env = codex_env(fake, home) | env_file(workdir / ".crosstalk" / "env")
+    assert env["CROSSTALK_KEY"] == key
     provider = (
         f'{{name="fake", base_url="{fake.url}/v1", wire_api="responses", '
         'env_key="CROSSTALK_FAKE_OPENAI_KEY", request_max_retries=1, stream_max_retries=1}'
@@ -231,12 +235,13 @@ def run_codex(cli, fake, crosstalk, key, home, workdir, prompt):
     flags = ["-c", f"model_providers.fake={provider}", "-c", 'model_provider="fake"']
     flags += ["-c", 'model="gpt-fake"', "-c", 'approval_policy="never"']
     flags += ["-c", 'sandbox_mode="danger-full-access"', "-c", "features.plugins=false"]
-    flags += ["--dangerously-bypass-hook-trust"]
+    flags += ["--profile", "crosstalk", "--dangerously-bypass-hook-trust"]
     return codex_turn(cli, fake, home, workdir, prompt, *flags, env=env)
 
 
 def run_gemini(cli, fake, crosstalk, key, home, workdir, prompt):
-    env = gemini_env(fake, home) | {"CROSSTALK_URL": crosstalk.url, "CROSSTALK_KEY": key}
+    """Gemini as the person starts it in the folder: the key comes from .gemini/.env."""
+    env = gemini_env(fake, home)
     return gemini_turn(cli, fake, home, workdir, prompt, env=env)
 
 
@@ -255,7 +260,7 @@ def test_it_takes_a_message_between_steps_in_codex_and_gemini(
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
     sent = {}
 
     def send():
@@ -283,7 +288,7 @@ def test_it_keeps_codex_and_gemini_going_with_a_message_as_they_finish(
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
     sent = {}
 
     def send():
@@ -317,7 +322,7 @@ def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
 
     prompt = message_chat(crosstalk, sender, "MCP-HI")
     run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)

@@ -1,8 +1,10 @@
 """Gemini. Attached: `.gemini/settings.json` in the folder with the MCP server and
-the hooks (merged into the person's settings), and `.gemini/.env` with the key and
-URL, which Gemini loads when it starts there (private, kept out of git). Settings
-expand ${CROSSTALK_KEY}, so settings.json does not hold the key. Hosted: a
-settings file named by GEMINI_CLI_SYSTEM_SETTINGS_PATH."""
+the hooks (merged into the person's settings), and `.crosstalk/env` with the key
+and URL (private, kept out of git), which the start line puts in Gemini's
+environment. Settings expand ${CROSSTALK_KEY}, so settings.json does not hold the
+key. (Gemini's own `.gemini/.env` is loaded too late for that expansion, and would
+hide a person's `.env`.) Hosted: a settings file named by
+GEMINI_CLI_SYSTEM_SETTINGS_PATH."""
 
 import shlex
 from pathlib import Path
@@ -22,7 +24,7 @@ from agents.attach.files import Edit, drop_env_lines, prune, set_env_lines, tabl
 CLI = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd")
 SETTINGS = ".gemini/settings.json"
-ENV_FILE = ".gemini/.env"
+ENV_FILE = ".crosstalk/env"
 
 
 def settings(target: Target) -> dict:
@@ -67,12 +69,11 @@ def build(target: Target) -> AttachConfig:
     return AttachConfig(
         files={SETTINGS: as_json(settings(target)), ENV_FILE: env_file},
         env=target.env,
-        one_liner="gemini",
+        one_liner=f"env $(cat {ENV_FILE}) gemini",
         commands=[mcp_add(target)],
         notes=[
-            f"Start `gemini` in the folder: it loads {ENV_FILE} (the key and URL; keep it "
-            f"out of git) and {SETTINGS}. Trust the folder when it asks, so its settings "
-            "and hooks load.",
+            f"{ENV_FILE} holds the key: keep it out of git. Start Gemini in the folder with "
+            f"the line above; trust the folder when it asks, so {SETTINGS} and its hooks load.",
             "The `gemini mcp add` line adds the same server to the folder's settings "
             "(hooks not included).",
         ],
@@ -101,12 +102,5 @@ def edits(target: Target, folder: Path) -> list[Edit]:
 
     return [
         Edit(folder / SETTINGS, "jsonc", add_settings, drop_settings),
-        Edit(env_path(folder), "env", add_env, drop_env, secret=True),
+        Edit(folder / ENV_FILE, "env", add_env, drop_env, secret=True),
     ]
-
-
-def env_path(folder: Path) -> Path:
-    """Gemini loads one env file, .gemini/.env before .env: a person's own .env gets
-    Crosstalk's lines rather than being hidden behind a new .gemini/.env."""
-    own = folder / ENV_FILE
-    return folder / ".env" if not own.exists() and (folder / ".env").is_file() else own

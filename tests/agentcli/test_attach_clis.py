@@ -240,8 +240,9 @@ def run_codex(cli, fake, crosstalk, key, home, workdir, prompt):
 
 
 def run_gemini(cli, fake, crosstalk, key, home, workdir, prompt):
-    """Gemini as the person starts it in the folder: the key comes from .gemini/.env."""
-    env = gemini_env(fake, home)
+    """Gemini as the person starts it in the folder (the one-liner: the env file)."""
+    env = gemini_env(fake, home) | env_file(workdir / ".crosstalk" / "env")
+    assert env["CROSSTALK_KEY"] == key
     return gemini_turn(cli, fake, home, workdir, prompt, env=env)
 
 

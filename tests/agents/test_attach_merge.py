@@ -182,7 +182,7 @@ def test_git_would_add_no_file_holding_the_key(homes, folder, agent):
     assert files_with_key(folder) == []
     assert "README" in git(folder, "status", "--porcelain", "--untracked-files=all")
     secret = {"claude-code": ".claude/settings.local.json", "codex": ".crosstalk/env",
-              "gemini": ".gemini/.env"}[agent]  # fmt: skip
+              "gemini": ".crosstalk/env"}[agent]  # fmt: skip
     assert KEY in (folder / secret).read_text()
     assert stat.S_IMODE((folder / secret).stat().st_mode) == 0o600
     exclude = (folder / ".git" / "info" / "exclude").read_text()
@@ -215,7 +215,7 @@ def test_a_worktree_is_excluded_in_its_repositorys_exclude_file(homes, tmp_path)
     write("gemini", feature)
 
     assert files_with_key(feature) == []
-    assert "/.gemini/.env" in (main / ".git" / "info" / "exclude").read_text()
+    assert "/.crosstalk/env" in (main / ".git" / "info" / "exclude").read_text()
 
 
 def test_a_key_file_git_tracks_is_refused(homes, folder):
@@ -310,7 +310,7 @@ def test_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
 
     remove("gemini", folder)
     assert settings_path.read_text() == before
-    assert not (folder / ".gemini" / ".env").exists()
+    assert not (folder / ".crosstalk").exists()
 
 
 def test_gemini_refuses_settings_with_comments_and_leaves_them(homes, folder):
@@ -321,17 +321,14 @@ def test_gemini_refuses_settings_with_comments_and_leaves_them(homes, folder):
     with pytest.raises(ConfigFileError, match="comments"):
         write("gemini", folder)
     assert settings_path.read_text() == text
-    assert not (folder / ".gemini" / ".env").exists()
+    assert not (folder / ".crosstalk").exists()
 
 
-def test_gemini_puts_the_key_in_the_persons_own_env_file(homes, folder):
-    dotenv = folder / ".env"
-    dotenv.write_text("DATABASE_URL=postgres://x\n")
+def test_the_env_file_keeps_the_persons_other_lines(homes, folder):
+    env = folder / ".crosstalk" / "env"
+    env.parent.mkdir()
+    env.write_text("# mine\nOTHER=1\nCROSSTALK_KEY=cak_old\n")
     write("gemini", folder)
-    assert (
-        dotenv.read_text()
-        == f"DATABASE_URL=postgres://x\nCROSSTALK_URL={URL}\nCROSSTALK_KEY={KEY}\n"
-    )
-    assert not (folder / ".gemini" / ".env").exists()  # it would hide the person's .env
+    assert env.read_text() == f"# mine\nOTHER=1\nCROSSTALK_URL={URL}\nCROSSTALK_KEY={KEY}\n"
     remove("gemini", folder)
-    assert dotenv.read_text() == "DATABASE_URL=postgres://x\n"
+    assert env.read_text() == "# mine\nOTHER=1\n"

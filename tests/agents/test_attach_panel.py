@@ -63,7 +63,7 @@ def test_it_shows_a_new_key_once_in_every_tab_and_the_old_one_stops_working(owne
     new_key = body.split('class="attach-key">')[1].split("<")[0]
     assert new_key.startswith("cak_") and "shown this once" in body
     for shown in (f"CROSSTALK_KEY={new_key}", f"Bearer {new_key}", f'"CROSSTALK_KEY": "{new_key}"'):
-        assert shown in html.unescape(body)  # Codex and Gemini's env file, Claude's command and settings
+        assert shown in html.unescape(body)  # env files, Claude's command and settings
     assert re.search(r'id="attach-tab-gemini"[^>]*aria-selected="true"', body)
     assert "hx-confirm=" in body and "stops working" in body  # pressing again asks first
     assert hook(claude, "claude-code", sample("claude-code", "SessionStart")).status_code == 401

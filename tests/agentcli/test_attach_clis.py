@@ -16,10 +16,16 @@ import pytest
 
 from agents.attach import attach_config, write_files
 from chats.models import Chat
-from tests.agentcli.clis import claude_env, codex_env, gemini_env
+from tests.agentcli.clis import claude_env, codex_env, gemini_env, run_cli
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
+from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
 from tests.servers import free_port, manage, poll, private_root, start_server, stop_server
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+PASSWORD = "alice-password-1"  # noqa: S105
 
 
 @pytest.fixture
@@ -62,12 +68,13 @@ class Crosstalk:
     def wait_for(self, check, what: str, timeout: float = 20):
         return poll(check, what, timeout)
 
-    def agent_config(self, chat: str, agent: str, folder: Path, home: Path) -> str:
-        """What a person runs (as that person: HOME, CODEX_HOME; no --url, so the URL
+    def agent_config(self, chat: str, agent: str, folder: Path, home: Path, *flags: str) -> str:
+        """What a person runs (as that person: HOME, CODEX_HOME; without --url the URL
         is the running server's): writes the files and prints the key."""
         env = {k: v for k, v in self.env.items() if k != "CROSSTALK_URL"}
         env |= {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
-        out = manage(env, "agent_config", chat, "--agent", agent, "--write", str(folder))
+        args = ["--agent", agent, "--write", str(folder), *flags]
+        out = manage(env, "agent_config", chat, *args)
         return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]
 
 
@@ -79,7 +86,8 @@ def crosstalk(tmp_path):
     env |= {"DEMO_STEP_SECONDS": "0", "CROSSTALK_URL": url}
     env.pop("REDIS_URL", None)
     manage(env, "migrate", "--noinput", "-v0")
-    token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
+    made = manage(env, "create_api_token", "alice", "--create-user", "--password", PASSWORD)
+    token = made.strip().splitlines()[-1]
     server, _ = start_server(env, port=port)
     try:
         yield Crosstalk(url, env, token)
@@ -431,3 +439,81 @@ def test_it_connects_a_hosted_turn_to_the_crosstalk_mcp_server(
 
     assert result.final == "sent it", result.describe()
     assert sent_texts(crosstalk, chat["id"]) == ["HI"]
+
+
+# What a person copies from the panel, and hooks that cannot reach Crosstalk ----------------
+
+
+def test_the_claude_config_copied_from_the_panel_joins_a_real_session(
+    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    """Show a new key, switch tabs, copy Claude's `claude mcp add` line and settings file
+    in a real browser; run the line, save the file, start Claude Code in the folder."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs Playwright")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"needs Chromium at {CHROMIUM}")
+    attached = crosstalk.new_chat("api-claude", "claude-code")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = browser.new_context(base_url=crosstalk.url)
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        log_in(page, "alice", PASSWORD)
+        copied = show_key_switch_tabs_and_copy(page, attached["id"])
+        browser.close()
+    settings = cli_workdir / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(copied.settings)
+    env = claude_env(messenger, cli_home)
+    env["PATH"] = f"{Path(claude_cli).parent}:{env['PATH']}"
+    added = run_cli(["bash", "-c", copied.command], env=env, cwd=cli_workdir, timeout=120)
+    assert added.returncode == 0, added.stderr
+
+    prompt = message_chat(crosstalk, sender, "FROM-THE-PANEL")
+    run = claude_turn(claude_cli, messenger, cli_home, cli_workdir, prompt)
+
+    init = next(e for e in run.events if e.get("subtype") == "init")
+    assert {s["name"]: s["status"] for s in init["mcp_servers"]}["crosstalk"] == "connected"
+    assert run.final == "sent it", run.describe()
+    assert sent_texts(crosstalk, attached["id"]) == ["FROM-THE-PANEL"]
+    chat = crosstalk.chat(attached["id"])  # the hooks ran: the session's prompt and answer
+    assert (chat["last_asked"], chat["last_answered"]) == (prompt, "sent it")
+
+
+def run_unreachable(agent, cli, fake, crosstalk, home, workdir):
+    dead = f"http://127.0.0.1:{free_port()}"
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, workdir, home, "--url", dead)
+    if agent == "claude-code":
+        return claude_turn(cli, fake, home, workdir, "[[say hello]]")
+    return RUNS[agent][0](cli, fake, crosstalk, key, home, workdir, "[[say hello]]")
+
+
+@pytest.fixture(params=["claude-code", "codex", "gemini"])
+def any_cli(request):
+    fixture = {"claude-code": "claude_cli", "codex": "codex_cli", "gemini": "gemini_cli"}
+    return request.param, request.getfixturevalue(fixture[request.param])
+
+
+WARNING = "Crosstalk: cannot reach the server at http://127.0.0.1:"
+
+
+def test_a_session_whose_hooks_cannot_reach_crosstalk_is_told_once(
+    any_cli, messenger, crosstalk, cli_home, cli_workdir
+):
+    agent, cli = any_cli
+    run = run_unreachable(agent, cli, messenger, crosstalk, cli_home, cli_workdir)
+
+    assert run.final == "hello", run.describe()  # the agent is never blocked
+    told = Path(tempfile.gettempdir()) / f"crosstalk-hook-{os.getuid()}"
+    assert (told / run.session).exists()  # its hooks ran, and told this session
+    shown = run.process.stdout + run.process.stderr
+    if agent == "codex":
+        # `codex exec` shows no hook output at all (neither systemMessage nor stderr,
+        # checked); it takes the answer without a complaint. Its TUI shows it.
+        return
+    assert WARNING in shown, run.describe()
+    if agent == "claude-code":  # the hooks' output, in the stream: one warning, not four
+        outputs = [e for e in run.events if e.get("subtype") == "hook_response"]
+        assert sum(WARNING in json.dumps(e) for e in outputs) == 1, outputs

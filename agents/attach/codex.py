@@ -33,6 +33,8 @@ PROFILE = "crosstalk"
 ENV_FILE = ".crosstalk/env"
 # Attached Codex may write in the folder it runs in (the default sandbox is read-only).
 SANDBOX = "workspace-write"
+# Codex 0.171 calls the hosted config's `codex_hooks` deprecated.
+HOOKS_FEATURE = "hooks"
 
 
 def server(target: Target) -> dict:
@@ -83,7 +85,7 @@ def profile_path() -> Path:
 def add_profile(document, target: Target) -> None:
     document["sandbox_mode"] = SANDBOX
     document.setdefault("mcp_servers", tomlkit.table(is_super_table=True))[SERVER] = server(target)
-    document.setdefault("features", tomlkit.table())["codex_hooks"] = True
+    document.setdefault("features", tomlkit.table())[HOOKS_FEATURE] = True
     hooks = plain(document.get("hooks"))
     merge_hooks(hooks, hook_table())
     document["hooks"] = hooks
@@ -93,7 +95,7 @@ def drop_profile(document) -> None:
     if document.get("sandbox_mode") == SANDBOX:
         del document["sandbox_mode"]
     prune(document, "mcp_servers", SERVER)
-    prune(document, "features", "codex_hooks")
+    prune(document, "features", HOOKS_FEATURE)
     hooks = plain(document.get("hooks"))
     drop_hooks(hooks)
     if hooks:

@@ -144,3 +144,13 @@ def test_it_asks_for_the_account_when_a_name_is_ambiguous(owner, outsider):
         agent_config("same", "--agent", "codex", "--url", "http://h:1")
     out, _ = agent_config("same", "--agent", "codex", "--user", "mallory", "--url", "http://h:1")
     assert "crosstalk.config.toml" in out
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://h", "127.0.0.1:8000", "http://h/ x", "http://h/$(id)", "-x", "http://h/\0"]
+)
+def test_it_refuses_a_url_a_file_or_shell_line_could_not_carry(owner, url):
+    chat = cli_chat(owner, "codex")
+    with pytest.raises(CommandError, match="--url"):
+        agent_config(chat.pk, "--agent", "codex", "--url", url)
+    assert hook(chat, "codex", sample("codex", "SessionStart")).status_code == 200  # same key

@@ -1,4 +1,5 @@
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -7,6 +8,16 @@ from agents.attach.actions import check_attach, do_attach
 from chats.models import Chat
 from chats.refusals import Refusal
 from crosstalk import listen
+
+
+def checked_url(url: str) -> str:
+    """An http(s) URL the generated files and shell lines can carry as they are."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise CommandError(f"--url must be like http://127.0.0.1:8000, not {url!r}.")
+    if any(char.isspace() or char in "\"'\\$`\0" for char in url):
+        raise CommandError(f"--url must not hold spaces, quotes or $: {url!r}.")
+    return url.rstrip("/")
 
 
 class Command(BaseCommand):
@@ -35,7 +46,7 @@ class Command(BaseCommand):
             check_attach(found)
         except Refusal as refusal:
             raise CommandError(refusal.message) from refusal
-        base_url = options["url"] or self.running_url()
+        base_url = checked_url(options["url"]) if options["url"] else self.running_url()
         write = options["write"]
         if write and not Path(write).is_dir():
             raise CommandError(f"{write} is not a folder.")

@@ -142,7 +142,9 @@ def edits(target: Target, folder: Path) -> list[Edit]:
         table(data, "projects", project, "mcpServers")[SERVER] = server
 
     def drop_server(data: dict) -> None:
-        prune(data, "projects", project, "mcpServers", SERVER)
+        # Under either key: the folder may have become a repository since.
+        for key in {project, os.path.realpath(folder)}:
+            prune(data, "projects", key, "mcpServers", SERVER)
 
     def add_settings(data: dict) -> None:
         table(data, "env").update(ours["env"])

@@ -15,22 +15,23 @@ from pathlib import Path
 import tomlkit
 
 from agents.attach.common import (
+    ENV_FILE,
     HOOK_TIMEOUT,
     SERVER,
     AttachConfig,
     Target,
     as_json,
     drop_hooks,
+    env_text,
     hook_command,
     merge_hooks,
 )
-from agents.attach.files import Edit, drop_env_lines, prune, set_env_lines
+from agents.attach.files import Edit, env_file_edit, prune
 
 CLI = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop")
 BYPASS_TRUST = "--dangerously-bypass-hook-trust"
 PROFILE = "crosstalk"
-ENV_FILE = ".crosstalk/env"
 # Attached Codex may write in the folder it runs in (the default sandbox is read-only).
 SANDBOX = "workspace-write"
 # Codex 0.171 calls the hosted config's `codex_hooks` deprecated.
@@ -119,11 +120,13 @@ def build(target: Target) -> AttachConfig:
         return AttachConfig(files=files, env=target.env, argv_extra=[BYPASS_TRUST])
     profile = tomlkit.document()
     add_profile(profile, target)
-    env_file = "".join(f"{name}={value}\n" for name, value in target.env.items())
     url = shlex.quote(target.mcp_url)
     add = f"codex mcp add {SERVER} --url {url} --bearer-token-env-var CROSSTALK_KEY"
     return AttachConfig(
-        files={f"$CODEX_HOME/{profile_path().name}": tomlkit.dumps(profile), ENV_FILE: env_file},
+        files={
+            f"$CODEX_HOME/{profile_path().name}": tomlkit.dumps(profile),
+            ENV_FILE: env_text(target.env),
+        },
         env=target.env,
         one_liner=start_line(),
         commands=[add],
@@ -140,13 +143,7 @@ def build(target: Target) -> AttachConfig:
 
 
 def edits(target: Target, folder: Path) -> list[Edit]:
-    def add_env(lines: list[str]) -> None:
-        set_env_lines(lines, target.env)
-
-    def drop_env(lines: list[str]) -> None:
-        drop_env_lines(lines, list(target.env))
-
     return [
         Edit(profile_path(), "toml", lambda doc: add_profile(doc, target), drop_profile),
-        Edit(folder / ENV_FILE, "env", add_env, drop_env, secret=True),
+        env_file_edit(folder / ENV_FILE, target.env),
     ]

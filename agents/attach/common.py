@@ -13,6 +13,8 @@ from chats.models import Chat
 SERVER = "crosstalk"
 HOOK_NAME = "crosstalk-hook"
 HOOKS_PATH = "/api/v1/agent/hooks/"
+# Codex and Gemini: the key and URL, in the folder, for the start line to read.
+ENV_FILE = ".crosstalk/env"
 TOOLS = ("ListChats", "ReadChat", "MessageChat")
 # How long a CLI waits for a hook before it gives up on it (seconds).
 HOOK_TIMEOUT = 30
@@ -72,6 +74,10 @@ def hook_command(cli: str) -> str:
     `python3` a shebang finds may be a version manager's shim, ten times slower to start."""
     python, script = shlex.quote(sys.executable), shlex.quote(str(hook_script()))
     return f"{python} -I -S {script} {cli}"
+
+
+def env_text(values: dict[str, str]) -> str:
+    return "".join(f"{name}={value}\n" for name, value in values.items())
 
 
 def as_json(data: dict) -> str:

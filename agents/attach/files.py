@@ -260,6 +260,18 @@ def add_unique(items: list, new: list) -> list:
     return [*items, *(item for item in new if item not in items)]
 
 
+def env_file_edit(path: Path, values: dict[str, str]) -> Edit:
+    """A KEY=VALUE file holding the key: Crosstalk's lines replaced or taken out, the
+    person's other lines kept."""
+    return Edit(
+        path,
+        "env",
+        lambda lines: set_env_lines(lines, values),
+        lambda lines: drop_env_lines(lines, list(values)),
+        secret=True,
+    )
+
+
 def set_env_lines(lines: list[str], values: dict[str, str]) -> None:
     drop_env_lines(lines, list(values))
     lines.extend(f"{name}={value}" for name, value in values.items())

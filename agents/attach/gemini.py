@@ -10,21 +10,22 @@ import shlex
 from pathlib import Path
 
 from agents.attach.common import (
+    ENV_FILE,
     HOOK_TIMEOUT,
     SERVER,
     AttachConfig,
     Target,
     as_json,
     drop_hooks,
+    env_text,
     hook_command,
     merge_hooks,
 )
-from agents.attach.files import Edit, drop_env_lines, prune, set_env_lines, table
+from agents.attach.files import Edit, env_file_edit, prune, table
 
 CLI = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd")
 SETTINGS = ".gemini/settings.json"
-ENV_FILE = ".crosstalk/env"
 
 
 def settings(target: Target) -> dict:
@@ -65,9 +66,8 @@ def build(target: Target) -> AttachConfig:
             "it is writable by others, such as /tmp: keep the config folder under var/."
         )
         return AttachConfig(files=files, env=env, notes=[note])
-    env_file = "".join(f"{name}={value}\n" for name, value in target.env.items())
     return AttachConfig(
-        files={SETTINGS: as_json(settings(target)), ENV_FILE: env_file},
+        files={SETTINGS: as_json(settings(target)), ENV_FILE: env_text(target.env)},
         env=target.env,
         one_liner=f"env $(cat {ENV_FILE}) gemini",
         commands=[mcp_add(target)],
@@ -94,13 +94,7 @@ def edits(target: Target, folder: Path) -> list[Edit]:
             if not data["hooks"]:
                 del data["hooks"]
 
-    def add_env(lines: list[str]) -> None:
-        set_env_lines(lines, target.env)
-
-    def drop_env(lines: list[str]) -> None:
-        drop_env_lines(lines, list(target.env))
-
     return [
         Edit(folder / SETTINGS, "jsonc", add_settings, drop_settings),
-        Edit(folder / ENV_FILE, "env", add_env, drop_env, secret=True),
+        env_file_edit(folder / ENV_FILE, target.env),
     ]

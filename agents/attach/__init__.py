@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agents.attach import claude_code, codex, gemini
 from agents.attach.common import AttachConfig, Target, write_files
-from agents.attach.files import ConfigFileError, Edit, apply
+from agents.attach.files import ConfigFileError, Edit, apply, check
 from chats.models import Chat
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "ConfigFileError",
     "apply",
     "attach_config",
+    "check",
     "config_edits",
     "write_files",
 ]

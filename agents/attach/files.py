@@ -49,15 +49,23 @@ class Planned:
         return f"{'Updated' if self.before is not None else 'Wrote'} {self.edit.path}"
 
 
+def check(edits: list[Edit], folder: Path) -> list[Planned]:
+    """Every file read, parsed and changed in memory, nothing written: a ConfigFileError
+    now, before anything (a new key, say) is made for a write that cannot happen."""
+    plans = [plan(edit, remove=False) for edit in edits]
+    secrets = [p.edit.path for p in plans if p.edit.secret and p.after is not None]
+    try:
+        gitignore.refuse_tracked(folder, secrets)
+    except gitignore.TrackedSecret as error:
+        raise ConfigFileError(str(error)) from error
+    return plans
+
+
 def apply(edits: list[Edit], folder: Path, *, remove: bool = False) -> list[str]:
     """Write (or, `remove`, take out) every edit's entries; what was done, one line each."""
-    plans = [plan(edit, remove=remove) for edit in edits]
-    secrets = [p.edit.path for p in plans if p.edit.secret and p.after is not None]
+    plans = [plan(edit, remove=True) for edit in edits] if remove else check(edits, folder)
     if not remove:
-        try:
-            gitignore.refuse_tracked(folder, secrets)
-        except gitignore.TrackedSecret as error:
-            raise ConfigFileError(str(error)) from error
+        secrets = [p.edit.path for p in plans if p.edit.secret and p.after is not None]
         gitignore.exclude(folder, secrets)
     for planned in plans:
         commit(planned)

@@ -83,6 +83,8 @@ def test_it_stops_with_a_clear_error_on_a_file_it_cannot_parse(owner, tmp_path):
     with pytest.raises(CommandError, match="settings.json is not valid JSON"):
         agent_config(chat.pk, "--agent", "gemini", "--write", str(tmp_path), "--url", "http://h:1")
     assert settings_path.read_text() == "{oops"
+    # No new key was made for a write that did not happen: the old config still works.
+    assert hook(chat, "gemini", sample("gemini", "SessionStart")).status_code == 200
 
 
 @pytest.mark.parametrize("kind", ["demo", "command"])

@@ -3,7 +3,7 @@ from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agents.attach import CLIS, ConfigFileError, apply, attach_config, config_edits
+from agents.attach import CLIS, ConfigFileError, apply, attach_config, check, config_edits
 from agents.attach.actions import check_attach, do_attach
 from chats.models import Chat
 from chats.refusals import Refusal
@@ -48,8 +48,8 @@ class Command(BaseCommand):
             raise CommandError(refusal.message) from refusal
         base_url = checked_url(options["url"]) if options["url"] else self.running_url()
         write = options["write"]
-        if write and not Path(write).is_dir():
-            raise CommandError(f"{write} is not a folder.")
+        if write:
+            self.check_folder(found, agent, Path(write), base_url)
         attached = do_attach(found)
         self.say_attached(found, attached.switched_on)
         config = attach_config(found, agent, key=attached.key, base_url=base_url)
@@ -60,6 +60,16 @@ class Command(BaseCommand):
             for relative, content in config.files.items():
                 self.stdout.write(f"# {relative}\n{content}")
         self.show(config, attached.key)
+
+    def check_folder(self, chat: Chat, agent: str, folder: Path, base_url: str) -> None:
+        """Refuse a write that could not happen before a new key is made for it."""
+        if not folder.is_dir():
+            raise CommandError(f"{folder} is not a folder.")
+        edits = config_edits(chat, agent, key="cak_check", base_url=base_url, folder=folder)
+        try:
+            check(edits, folder)
+        except ConfigFileError as error:
+            raise CommandError(str(error)) from error
 
     def remove(self, chat: Chat, agent: str, folder: Path) -> None:
         """Needs no key and no server: Crosstalk's entries are found by what they are."""

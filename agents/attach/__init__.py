@@ -9,9 +9,19 @@ from pathlib import Path
 
 from agents.attach import claude_code, codex, gemini
 from agents.attach.common import AttachConfig, Target, write_files
+from agents.attach.files import ConfigFileError, Edit, apply, check
 from chats.models import Chat
 
-__all__ = ["CLIS", "AttachConfig", "attach_config", "write_files"]
+__all__ = [
+    "CLIS",
+    "AttachConfig",
+    "ConfigFileError",
+    "apply",
+    "attach_config",
+    "check",
+    "config_edits",
+    "write_files",
+]
 
 BUILDERS = {
     Chat.Agent.CLAUDE_CODE: claude_code.build,
@@ -19,6 +29,11 @@ BUILDERS = {
     Chat.Agent.GEMINI: gemini.build,
 }
 CLIS = tuple(BUILDERS)
+EDITS = {
+    Chat.Agent.CLAUDE_CODE: claude_code.edits,
+    Chat.Agent.CODEX: codex.edits,
+    Chat.Agent.GEMINI: gemini.edits,
+}
 
 
 def attach_config(
@@ -51,3 +66,13 @@ def attach_config(
     if hosted and not chat.peers:
         return AttachConfig(notes=["Agent-to-agent messaging is off: no tools, no hooks."])
     return build(target)
+
+
+def config_edits(chat: Chat, agent: str, *, key: str, base_url: str, folder: Path) -> list[Edit]:
+    """What `agent_config --write FOLDER` changes (and `--remove` takes out again):
+    Crosstalk's entries in the files the CLI reads for a session started in FOLDER."""
+    if agent not in EDITS:
+        raise ValueError(f"agent must be one of {', '.join(CLIS)}, not {agent!r}")
+    target = Target(chat=chat, key=key, base_url=base_url.rstrip("/"), hosted=False,
+                    config_dir=None)  # fmt: skip
+    return EDITS[agent](target, Path(folder).absolute())

@@ -1,24 +1,56 @@
-"""Codex: `config.toml` and `hooks.json` under $CODEX_HOME. The MCP server reads the
-key from $CROSSTALK_KEY (bearer_token_env_var), so neither file holds it."""
+"""Codex. Attached: a profile of Crosstalk's own in the person's CODEX_HOME
+(`$CODEX_HOME/crosstalk.config.toml`, loaded by `codex --profile crosstalk` on top
+of their config and login) with the MCP server, the hooks and a writable sandbox;
+the key and URL in `.crosstalk/env` in the folder (private, kept out of git).
+Hosted: `config.toml` and `hooks.json` under the runner's CODEX_HOME.
+
+The MCP server reads the key from $CROSSTALK_KEY (bearer_token_env_var), so no
+Codex file holds it."""
 
 import json
+import os
+import shlex
+from pathlib import Path
 
-from agents.attach.common import HOOK_TIMEOUT, SERVER, AttachConfig, Target, as_json, hook_command
+import tomlkit
+
+from agents.attach.common import (
+    ENV_FILE,
+    HOOK_TIMEOUT,
+    SERVER,
+    AttachConfig,
+    Target,
+    as_json,
+    drop_hooks,
+    env_text,
+    hook_command,
+    merge_hooks,
+)
+from agents.attach.files import Edit, env_file_edit, prune
 
 CLI = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop")
-# Attached: a CODEX_HOME of its own inside the folder, so your ~/.codex is untouched.
-ATTACHED_HOME = ".crosstalk/codex"
 BYPASS_TRUST = "--dangerously-bypass-hook-trust"
+PROFILE = "crosstalk"
+# Attached Codex may write in the folder it runs in (the default sandbox is read-only).
+SANDBOX = "workspace-write"
+# Codex 0.171 calls the hosted config's `codex_hooks` deprecated.
+HOOKS_FEATURE = "hooks"
+
+
+def server(target: Target) -> dict:
+    return {
+        "url": target.mcp_url,
+        "bearer_token_env_var": "CROSSTALK_KEY",
+        "default_tools_approval_mode": "approve",
+    }
 
 
 def config_toml(target: Target) -> str:
     return "\n".join(
         [
             f"[mcp_servers.{SERVER}]",
-            f"url = {json.dumps(target.mcp_url)}",
-            'bearer_token_env_var = "CROSSTALK_KEY"',
-            'default_tools_approval_mode = "approve"',
+            *(f"{name} = {json.dumps(value)}" for name, value in server(target).items()),
             "",
             "[features]",
             "codex_hooks = true",
@@ -27,7 +59,7 @@ def config_toml(target: Target) -> str:
     )
 
 
-def hooks_json() -> str:
+def hook_table() -> dict:
     command = {"type": "command", "command": hook_command(CLI), "timeout": HOOK_TIMEOUT}
     table = {}
     for event in EVENTS:
@@ -35,23 +67,83 @@ def hooks_json() -> str:
         if event == "PostToolUse":
             group = {"matcher": "*", **group}
         table[event] = [group]
-    return as_json({"hooks": table})
+    return table
+
+
+def hooks_json() -> str:
+    return as_json({"hooks": hook_table()})
+
+
+def codex_home() -> Path:
+    """The person's CODEX_HOME (their config and login): $CODEX_HOME, else ~/.codex."""
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+
+
+def profile_path() -> Path:
+    return codex_home() / f"{PROFILE}.config.toml"
+
+
+def add_profile(document, target: Target) -> None:
+    document["sandbox_mode"] = SANDBOX
+    document.setdefault("mcp_servers", tomlkit.table(is_super_table=True))[SERVER] = server(target)
+    document.setdefault("features", tomlkit.table())[HOOKS_FEATURE] = True
+    hooks = plain(document.get("hooks"))
+    merge_hooks(hooks, hook_table())
+    document["hooks"] = hooks
+
+
+def drop_profile(document) -> None:
+    if document.get("sandbox_mode") == SANDBOX:
+        del document["sandbox_mode"]
+    prune(document, "mcp_servers", SERVER)
+    prune(document, "features", HOOKS_FEATURE)
+    hooks = plain(document.get("hooks"))
+    drop_hooks(hooks)
+    if hooks:
+        document["hooks"] = hooks
+    else:
+        document.pop("hooks", None)
+
+
+def plain(item) -> dict:
+    value = item.unwrap() if hasattr(item, "unwrap") else item
+    return value if isinstance(value, dict) else {}
+
+
+def start_line() -> str:
+    return f"env $(cat {ENV_FILE}) codex --profile {PROFILE} {BYPASS_TRUST}"
 
 
 def build(target: Target) -> AttachConfig:
-    prefix = "" if target.hosted else f"{ATTACHED_HOME}/"
-    files = {f"{prefix}config.toml": config_toml(target), f"{prefix}hooks.json": hooks_json()}
     if target.hosted:
+        files = {"config.toml": config_toml(target), "hooks.json": hooks_json()}
         return AttachConfig(files=files, env=target.env, argv_extra=[BYPASS_TRUST])
-    env = {**target.env, "CODEX_HOME": f"$PWD/{ATTACHED_HOME}"}
-    line = " ".join(f"{name}={value}" for name, value in env.items())
+    profile = tomlkit.document()
+    add_profile(profile, target)
+    url = shlex.quote(target.mcp_url)
+    add = f"codex mcp add {SERVER} --url {url} --bearer-token-env-var CROSSTALK_KEY"
     return AttachConfig(
-        files=files,
-        env=env,
-        one_liner=f"{line} codex {BYPASS_TRUST}",
+        files={
+            f"$CODEX_HOME/{profile_path().name}": tomlkit.dumps(profile),
+            ENV_FILE: env_text(target.env),
+        },
+        env=target.env,
+        one_liner=start_line(),
+        commands=[add],
         notes=[
-            "Start codex in the folder holding these files with the line above: its "
-            "CODEX_HOME is the folder's own, so log in there once (or set OPENAI_API_KEY).",
-            f"{BYPASS_TRUST} lets the generated hooks run without a trust prompt.",
+            f"The profile goes in your CODEX_HOME (~/.codex unless you set it): "
+            f"`codex --profile {PROFILE}` loads it on top of your own config and login, "
+            f"and a Codex started without it is untouched.",
+            f"{ENV_FILE} holds the key: keep it out of git. Start Codex in the folder "
+            f"with the line above; {BYPASS_TRUST} lets the hooks run without a trust prompt.",
+            "The `codex mcp add` line adds the server to every Codex session instead "
+            "(hooks not included).",
         ],
     )
+
+
+def edits(target: Target, folder: Path) -> list[Edit]:
+    return [
+        Edit(profile_path(), "toml", lambda doc: add_profile(doc, target), drop_profile),
+        env_file_edit(folder / ENV_FILE, target.env),
+    ]

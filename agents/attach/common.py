@@ -11,6 +11,10 @@ from django.conf import settings
 from chats.models import Chat
 
 SERVER = "crosstalk"
+HOOK_NAME = "crosstalk-hook"
+HOOKS_PATH = "/api/v1/agent/hooks/"
+# Codex and Gemini: the key and URL, in the folder, for the start line to read.
+ENV_FILE = ".crosstalk/env"
 TOOLS = ("ListChats", "ReadChat", "MessageChat")
 # How long a CLI waits for a hook before it gives up on it (seconds).
 HOOK_TIMEOUT = 30
@@ -26,6 +30,8 @@ class AttachConfig:
     argv_extra: list[str] = field(default_factory=list)
     # The one line a person types to start an attached session.
     one_liner: str = ""
+    # The CLI's own commands that add the same MCP server (`claude mcp add …`).
+    commands: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -58,7 +64,7 @@ class Target:
 
 
 def hook_script() -> Path:
-    return Path(settings.BASE_DIR) / "bin" / "crosstalk-hook"
+    return Path(settings.BASE_DIR) / "bin" / HOOK_NAME
 
 
 def hook_command(cli: str) -> str:
@@ -70,8 +76,51 @@ def hook_command(cli: str) -> str:
     return f"{python} -I -S {script} {cli}"
 
 
+def env_text(values: dict[str, str]) -> str:
+    return "".join(f"{name}={value}\n" for name, value in values.items())
+
+
 def as_json(data: dict) -> str:
-    return json.dumps(data, indent=2) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def is_crosstalk_hook(hook) -> bool:
+    """A hook Crosstalk wrote: it runs the hook command, or posts to the hooks API."""
+    if not isinstance(hook, dict):
+        return False
+    command, url = hook.get("command"), hook.get("url")
+    return (isinstance(command, str) and HOOK_NAME in command) or (
+        isinstance(url, str) and HOOKS_PATH in url
+    )
+
+
+def merge_hooks(table: dict, ours: dict) -> None:
+    """Put Crosstalk's hook groups into a CLI's hooks table, after the person's own."""
+    drop_hooks(table)
+    for event, groups in ours.items():
+        existing = table.get(event)
+        table[event] = [*(existing if isinstance(existing, list) else []), *groups]
+
+
+def drop_hooks(table: dict) -> None:
+    """Take Crosstalk's hooks out of a hooks table; groups and events left empty go too."""
+    for event in list(table):
+        groups = table[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            hooks = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(hooks, list):
+                mine = [hook for hook in hooks if not is_crosstalk_hook(hook)]
+                if not mine:
+                    continue
+                group = {**group, "hooks": mine}
+            kept.append(group)
+        if kept:
+            table[event] = kept
+        else:
+            del table[event]
 
 
 def write_files(config: AttachConfig, folder: Path) -> list[Path]:

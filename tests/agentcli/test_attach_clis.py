@@ -16,10 +16,16 @@ import pytest
 
 from agents.attach import attach_config, write_files
 from chats.models import Chat
-from tests.agentcli.clis import claude_env, codex_env, gemini_env
+from tests.agentcli.clis import claude_env, codex_env, gemini_env, run_cli
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
+from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
 from tests.servers import free_port, manage, poll, private_root, start_server, stop_server
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+PASSWORD = "alice-password-1"  # noqa: S105
 
 
 @pytest.fixture
@@ -62,11 +68,14 @@ class Crosstalk:
     def wait_for(self, check, what: str, timeout: float = 20):
         return poll(check, what, timeout)
 
-    def agent_config(self, chat: str, agent: str, folder: Path) -> str:
-        """What a person runs: writes the files and prints the environment line."""
-        out = manage(self.env, "agent_config", chat, "--agent", agent, "--write", str(folder))
-        line = next(line for line in out.splitlines() if line.startswith("Environment: "))
-        return line.split("CROSSTALK_KEY=")[1].split()[0]
+    def agent_config(self, chat: str, agent: str, folder: Path, home: Path, *flags: str) -> str:
+        """What a person runs (as that person: HOME, CODEX_HOME; without --url the URL
+        is the running server's): writes the files and prints the key."""
+        env = {k: v for k, v in self.env.items() if k != "CROSSTALK_URL"}
+        env |= {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+        args = ["--agent", agent, "--write", str(folder), *flags]
+        out = manage(env, "agent_config", chat, *args)
+        return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]
 
 
 @pytest.fixture
@@ -77,7 +86,8 @@ def crosstalk(tmp_path):
     env |= {"DEMO_STEP_SECONDS": "0", "CROSSTALK_URL": url}
     env.pop("REDIS_URL", None)
     manage(env, "migrate", "--noinput", "-v0")
-    token = manage(env, "create_api_token", "alice", "--create-user").strip().splitlines()[-1]
+    made = manage(env, "create_api_token", "alice", "--create-user", "--password", PASSWORD)
+    token = made.strip().splitlines()[-1]
     server, _ = start_server(env, port=port)
     try:
         yield Crosstalk(url, env, token)
@@ -137,7 +147,7 @@ def test_it_takes_messages_between_steps_and_as_finished_in_claude(
     claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
 ):
     attached = crosstalk.new_chat("api-claude", "claude-code")
-    crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
+    crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)
     sent = {}
 
     def send(name, text):
@@ -201,7 +211,7 @@ def test_it_connects_claude_to_the_crosstalk_mcp_server(
     if not has_mcp(crosstalk):
         pytest.skip("no MCP server at /mcp on this branch yet (branch h-mcp)")
     attached = crosstalk.new_chat("api-claude", "claude-code")
-    crosstalk.agent_config("api-claude", "claude-code", cli_workdir)
+    crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)
 
     run = claude_turn(
         claude_cli, messenger, cli_home, cli_workdir, message_chat(crosstalk, sender, "MCP-HELLO")
@@ -217,13 +227,15 @@ def test_it_connects_claude_to_the_crosstalk_mcp_server(
 # Codex and Gemini ---------------------------------------------------------------
 
 
+def env_file(path: Path) -> dict:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
 def run_codex(cli, fake, crosstalk, key, home, workdir, prompt):
-    """Codex as the person starts it in the folder (the one-liner), on the fake provider."""
-    env = codex_env(fake, home) | {
-        "CODEX_HOME": str(workdir / ".crosstalk" / "codex"),
-        "CROSSTALK_URL": crosstalk.url,
-        "CROSSTALK_KEY": key,
-    }
+    """Codex as the person starts it in the folder (the one-liner: the env file, the
+    profile in their own CODEX_HOME), on the fake provider."""
+    env = codex_env(fake, home) | env_file(workdir / ".crosstalk" / "env")
+    assert env["CROSSTALK_KEY"] == key
     provider = (
         f'{{name="fake", base_url="{fake.url}/v1", wire_api="responses", '
         'env_key="CROSSTALK_FAKE_OPENAI_KEY", request_max_retries=1, stream_max_retries=1}'
@@ -231,12 +243,14 @@ def run_codex(cli, fake, crosstalk, key, home, workdir, prompt):
     flags = ["-c", f"model_providers.fake={provider}", "-c", 'model_provider="fake"']
     flags += ["-c", 'model="gpt-fake"', "-c", 'approval_policy="never"']
     flags += ["-c", 'sandbox_mode="danger-full-access"', "-c", "features.plugins=false"]
-    flags += ["--dangerously-bypass-hook-trust"]
+    flags += ["--profile", "crosstalk", "--dangerously-bypass-hook-trust"]
     return codex_turn(cli, fake, home, workdir, prompt, *flags, env=env)
 
 
 def run_gemini(cli, fake, crosstalk, key, home, workdir, prompt):
-    env = gemini_env(fake, home) | {"CROSSTALK_URL": crosstalk.url, "CROSSTALK_KEY": key}
+    """Gemini as the person starts it in the folder (the one-liner: the env file)."""
+    env = gemini_env(fake, home) | env_file(workdir / ".crosstalk" / "env")
+    assert env["CROSSTALK_KEY"] == key
     return gemini_turn(cli, fake, home, workdir, prompt, env=env)
 
 
@@ -255,7 +269,7 @@ def test_it_takes_a_message_between_steps_in_codex_and_gemini(
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
     sent = {}
 
     def send():
@@ -283,7 +297,7 @@ def test_it_keeps_codex_and_gemini_going_with_a_message_as_they_finish(
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
     sent = {}
 
     def send():
@@ -317,7 +331,7 @@ def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
 
     prompt = message_chat(crosstalk, sender, "MCP-HI")
     run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
@@ -431,6 +445,55 @@ def run_claude(cli, fake, crosstalk, key, home, workdir, prompt):
     return claude_turn(cli, fake, home, workdir, prompt)
 
 
+# What a person copies from the panel, and hooks that cannot reach Crosstalk ----------------
+
+
+def test_the_claude_config_copied_from_the_panel_joins_a_real_session(
+    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+):
+    """Show a new key, switch tabs, copy Claude's `claude mcp add` line and settings file
+    in a real browser; run the line, save the file, start Claude Code in the folder."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs Playwright")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"needs Chromium at {CHROMIUM}")
+    attached = crosstalk.new_chat("api-claude", "claude-code")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = browser.new_context(base_url=crosstalk.url)
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        log_in(page, "alice", PASSWORD)
+        copied = show_key_switch_tabs_and_copy(page, attached["id"])
+        browser.close()
+    settings = cli_workdir / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(copied.settings)
+    env = claude_env(messenger, cli_home)
+    env["PATH"] = f"{Path(claude_cli).parent}:{env['PATH']}"
+    added = run_cli(["bash", "-c", copied.command], env=env, cwd=cli_workdir, timeout=120)
+    assert added.returncode == 0, added.stderr
+
+    prompt = message_chat(crosstalk, sender, "FROM-THE-PANEL")
+    run = claude_turn(claude_cli, messenger, cli_home, cli_workdir, prompt)
+
+    init = next(e for e in run.events if e.get("subtype") == "init")
+    assert {s["name"]: s["status"] for s in init["mcp_servers"]}["crosstalk"] == "connected"
+    assert run.final == "sent it", run.describe()
+    assert sent_texts(crosstalk, attached["id"]) == ["FROM-THE-PANEL"]
+    chat = crosstalk.chat(attached["id"])  # the hooks ran: the session's prompt and answer
+    assert (chat["last_asked"], chat["last_answered"]) == (prompt, "sent it")
+
+
+def run_unreachable(agent, cli, fake, crosstalk, home, workdir):
+    dead = f"http://127.0.0.1:{free_port()}"
+    attached = crosstalk.new_chat(f"api-{agent}", agent)
+    key = crosstalk.agent_config(attached["name"], agent, workdir, home, "--url", dead)
+    if agent == "claude-code":
+        return claude_turn(cli, fake, home, workdir, "[[say hello]]")
+    return RUNS[agent][0](cli, fake, crosstalk, key, home, workdir, "[[say hello]]")
+
+
 @pytest.fixture(params=["claude-code", "codex", "gemini"])
 def any_cli(request):
     fixture = {"claude-code": "claude_cli", "codex": "codex_cli", "gemini": "gemini_cli"}
@@ -443,7 +506,7 @@ def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(
     agent, cli = any_cli
     run_cli, api = {"claude-code": (run_claude, "anthropic"), **RUNS}[agent]
     attached = crosstalk.new_chat(f"api-{agent}", agent)
-    key = crosstalk.agent_config(attached["name"], agent, cli_workdir)
+    key = crosstalk.agent_config(attached["name"], agent, cli_workdir, cli_home)
     first = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, "[[say one]]")
     assert first.final == "one", first.describe()  # it ran: now reachable, and idle
 
@@ -459,3 +522,26 @@ def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(
     # Its very first model request carried the block (Gemini escapes < and > again).
     request = json.dumps(messenger.model_calls(api)[calls_before].body)
     assert "peer-message id=" in request and waiting["id"] in request and "MSG-WAITING" in request
+
+
+WARNING = "Crosstalk: cannot reach the server at http://127.0.0.1:"
+
+
+def test_a_session_whose_hooks_cannot_reach_crosstalk_is_told_once(
+    any_cli, messenger, crosstalk, cli_home, cli_workdir
+):
+    agent, cli = any_cli
+    run = run_unreachable(agent, cli, messenger, crosstalk, cli_home, cli_workdir)
+
+    assert run.final == "hello", run.describe()  # the agent is never blocked
+    told = Path(tempfile.gettempdir()) / f"crosstalk-hook-{os.getuid()}"
+    assert (told / run.session).exists()  # its hooks ran, and told this session
+    shown = run.process.stdout + run.process.stderr
+    if agent == "codex":
+        # `codex exec` shows no hook output at all (neither systemMessage nor stderr,
+        # checked); it takes the answer without a complaint. Its TUI shows it.
+        return
+    assert WARNING in shown, run.describe()
+    if agent == "claude-code":  # the hooks' output, in the stream: one warning, not four
+        outputs = [e for e in run.events if e.get("subtype") == "hook_response"]
+        assert sum(WARNING in json.dumps(e) for e in outputs) == 1, outputs

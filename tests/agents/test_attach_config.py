@@ -16,35 +16,44 @@ def config(chat, agent, **kwargs):
     return attach_config(chat, agent, key=chat.agent_key, base_url=BASE + "/", **kwargs)
 
 
-def test_it_gives_claude_an_mcp_json_and_local_settings(chat):
+def test_it_gives_claude_local_settings_and_the_mcp_add_line_never_an_mcp_json(chat):
     cfg = config(chat, "claude-code")
-    mcp = json.loads(cfg.files[".mcp.json"])
-    server = mcp["mcpServers"]["crosstalk"]
-    assert server == {
-        "type": "http",
-        "url": f"{BASE}/mcp",
-        "headers": {"Authorization": f"Bearer {chat.agent_key}"},
-    }
+    assert set(cfg.files) == {".claude/settings.local.json"}
     settings = json.loads(cfg.files[".claude/settings.local.json"])
     assert settings["env"] == {"CROSSTALK_URL": BASE, "CROSSTALK_KEY": chat.agent_key}
     assert "mcp__crosstalk__MessageChat" in settings["permissions"]["allow"]
-    assert settings["allowedHttpHookUrls"] == [f"{BASE}/api/v1/agent/hooks/*"]
-    assert cfg.argv_extra == []
+    assert cfg.commands == [
+        f"claude mcp add --transport http --scope local crosstalk {BASE}/mcp "
+        f"--header 'Authorization: Bearer {chat.agent_key}'"
+    ]
+    assert (cfg.one_liner, cfg.argv_extra) == ("claude", [])
 
 
-def test_it_runs_claude_session_start_as_a_command_and_the_rest_over_http(chat):
+def test_it_runs_every_attached_claude_hook_as_the_command_that_says_when_it_fails(chat):
     hooks = json.loads(config(chat, "claude-code").files[".claude/settings.local.json"])["hooks"]
-    start = hooks["SessionStart"][0]["hooks"][0]
-    assert start["type"] == "command"
-    assert start["command"] == f"{sys.executable} -I -S {hook_script()} claude-code"
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"}
+    for groups in hooks.values():
+        hook = groups[0]["hooks"][0]
+        assert hook["type"] == "command"
+        assert hook["command"] == f"{sys.executable} -I -S {hook_script()} claude-code"
     assert hook_script().is_file()
+    assert hooks["PostToolUse"][0]["matcher"] == "*"
+
+
+def test_it_runs_hosted_claude_session_start_as_a_command_and_the_rest_over_http(chat, tmp_path):
+    cfg = config(chat, "claude-code", hosted=True, config_dir=tmp_path)
+    settings = json.loads(cfg.files["settings.json"])
+    assert settings["allowedHttpHookUrls"] == [f"{BASE}/api/v1/agent/hooks/*"]
+    hooks = settings["hooks"]
+    assert hooks["SessionStart"][0]["hooks"][0]["type"] == "command"
     for event in ("UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"):
         hook = hooks[event][0]["hooks"][0]
         assert hook["type"] == "http"
         assert hook["url"] == f"{BASE}/api/v1/agent/hooks/claude-code"
         assert hook["headers"]["Authorization"] == "Bearer $CROSSTALK_KEY"
         assert hook["allowedEnvVars"] == ["CROSSTALK_KEY"]
-    assert hooks["PostToolUse"][0]["matcher"] == "*"
+    server = json.loads(cfg.files["mcp.json"])["mcpServers"]["crosstalk"]
+    assert server["headers"] == {"Authorization": f"Bearer {chat.agent_key}"}
 
 
 def test_it_names_hosted_claude_files_for_the_runner_folder_and_loads_them_by_flags(chat, tmp_path):
@@ -62,20 +71,33 @@ def test_it_names_hosted_claude_files_for_the_runner_folder_and_loads_them_by_fl
     assert cfg.env["CROSSTALK_KEY"] == chat.agent_key
 
 
-def test_it_gives_codex_a_config_toml_whose_token_comes_from_the_environment(chat):
+def test_it_gives_codex_a_profile_whose_token_comes_from_the_environment(chat):
     cfg = config(chat, "codex")
-    toml = tomllib.loads(cfg.files[".crosstalk/codex/config.toml"])
-    assert toml["mcp_servers"]["crosstalk"] == {
+    assert set(cfg.files) == {"$CODEX_HOME/crosstalk.config.toml", ".crosstalk/env"}
+    profile = tomllib.loads(cfg.files["$CODEX_HOME/crosstalk.config.toml"])
+    assert profile["mcp_servers"]["crosstalk"] == {
         "url": f"{BASE}/mcp",
         "bearer_token_env_var": "CROSSTALK_KEY",
         "default_tools_approval_mode": "approve",
     }
-    assert chat.agent_key not in cfg.files[".crosstalk/codex/config.toml"]
-    hooks = json.loads(cfg.files[".crosstalk/codex/hooks.json"])["hooks"]
+    assert profile["sandbox_mode"] == "workspace-write"
+    assert chat.agent_key not in cfg.files["$CODEX_HOME/crosstalk.config.toml"]
+    hooks = profile["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
     assert hooks["Stop"][0]["hooks"][0]["command"].endswith("crosstalk-hook codex")
-    assert "--dangerously-bypass-hook-trust" in cfg.one_liner
-    assert f"CROSSTALK_KEY={chat.agent_key}" in cfg.one_liner
+    assert cfg.files[".crosstalk/env"] == f"CROSSTALK_URL={BASE}\nCROSSTALK_KEY={chat.agent_key}\n"
+    assert cfg.one_liner == (
+        "env $(cat .crosstalk/env) codex --profile crosstalk --dangerously-bypass-hook-trust"
+    )
+
+
+def test_it_gives_hosted_codex_a_config_toml_and_hooks_json(chat):
+    cfg = config(chat, "codex", hosted=True)
+    toml = tomllib.loads(cfg.files["config.toml"])
+    assert toml["mcp_servers"]["crosstalk"]["bearer_token_env_var"] == "CROSSTALK_KEY"
+    assert chat.agent_key not in cfg.files["config.toml"]
+    hooks = json.loads(cfg.files["hooks.json"])["hooks"]
+    assert hooks["Stop"][0]["hooks"][0]["command"].endswith("crosstalk-hook codex")
 
 
 def test_it_puts_hosted_codex_files_at_codex_home(chat):
@@ -111,10 +133,16 @@ def test_it_gives_a_hosted_turn_nothing_when_the_switch_is_off(chat):
         assert (cfg.files, cfg.argv_extra, cfg.env) == ({}, [], {})
 
 
-def test_it_still_attaches_a_session_of_a_chat_whose_switch_is_off(chat):
-    # The hooks answer {} and MCP offers no tools until the switch goes on.
+def test_it_still_shows_the_config_of_a_chat_whose_switch_is_off(chat):
+    # agent_config and the panel turn the switch on when they make the key.
     chat.peers = False
-    assert ".mcp.json" in config(chat, "claude-code").files
+    assert ".claude/settings.local.json" in config(chat, "claude-code").files
+
+
+def test_it_keeps_json_readable_without_escapes(chat):
+    cfg = attach_config(chat, "claude-code", key="“placeholder”", base_url=BASE)
+    text = cfg.files[".claude/settings.local.json"]
+    assert '"CROSSTALK_KEY": "“placeholder”"' in text and "\\u201c" not in text
 
 
 def test_it_refuses_an_agent_without_a_cli(chat):

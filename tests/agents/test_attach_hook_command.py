@@ -1,6 +1,7 @@
 """bin/crosstalk-hook: the payload on stdin, Crosstalk's answer on stdout, never a broken agent."""
 
 import json
+import os
 import shlex
 import socket
 import subprocess
@@ -13,9 +14,11 @@ from peers.hooks.handling import PROMPT_LINE
 from tests.peers.hooks import cli_chat, sample
 
 
-def run_hook(cli: str, payload, *, url: str, key: str) -> subprocess.CompletedProcess:
+def run_hook(cli: str, payload, *, url: str, key: str, tmp=None) -> subprocess.CompletedProcess:
     body = payload if isinstance(payload, str) else json.dumps(payload)
     env = {"CROSSTALK_URL": url, "CROSSTALK_KEY": key, "PATH": "/usr/bin:/bin"}
+    if tmp is not None:
+        env["TMPDIR"] = str(tmp)
     return subprocess.run(  # noqa: S603
         shlex.split(hook_command(cli)),  # as the generated configs run it
         input=body,
@@ -33,17 +36,54 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_it_prints_nothing_and_exits_0_when_crosstalk_is_unreachable():
+def warning(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["systemMessage"] if done.stdout else ""
+
+
+@pytest.mark.parametrize("cli", ["claude-code", "codex", "gemini"])
+def test_it_tells_the_session_once_when_crosstalk_is_unreachable(cli, tmp_path):
     url = f"http://127.0.0.1:{free_port()}"
-    done = run_hook("claude-code", sample("claude-code", "Stop"), url=url, key="cak_x")
-    assert (done.returncode, done.stdout) == (0, "")
-    assert "unreachable" in done.stderr and url in done.stderr
+    payload = sample(cli, "Stop" if cli != "gemini" else "AfterAgent")
+    first = run_hook(cli, payload, url=url, key="cak_x", tmp=tmp_path)
+
+    assert warning(first).startswith(f"Crosstalk: cannot reach the server at {url} (")
+    assert "will not reach this session" in warning(first)
+    assert "cannot reach the server" in first.stderr
+    again = run_hook(cli, payload, url=url, key="cak_x", tmp=tmp_path)
+    assert (again.returncode, again.stdout) == (0, "")  # once per session
+    other = run_hook(cli, {**payload, "session_id": "another"}, url=url, key="cak_x", tmp=tmp_path)
+    assert warning(other)
+    marker_dir = next(tmp_path.iterdir())
+    assert marker_dir.stat().st_mode & 0o777 == 0o700
 
 
-def test_it_prints_nothing_without_its_environment():
+def test_it_does_not_trust_a_marker_folder_others_can_write(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"
+    shared = tmp_path / f"crosstalk-hook-{os.getuid()}"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    payload = sample("claude-code", "Stop")
+    for _ in range(2):  # told every time rather than silenced by someone else's marker
+        assert warning(run_hook("claude-code", payload, url=url, key="k", tmp=tmp_path))
+
+
+def test_it_does_nothing_without_its_environment():
+    # A session that is not attached (a Codex profile's hooks outside it, say).
     done = run_hook("codex", sample("codex", "Stop"), url="", key="")
-    assert (done.returncode, done.stdout) == (0, "")
-    assert "CROSSTALK_URL and CROSSTALK_KEY" in done.stderr
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_tells_the_session_when_its_key_is_refused(live_server, owner, tmp_path):
+    claude = cli_chat(owner, "claude-code")
+    payload = sample("claude-code", "SessionStart")
+
+    done = run_hook("claude-code", payload, url=live_server.url, key="cak_wrong", tmp=tmp_path)
+
+    assert "refused this chat's key (401)" in warning(done)
+    assert "agent_config again" in warning(done)
+    assert Chat.objects.get(pk=claude.pk).session_id != payload["session_id"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -60,10 +100,10 @@ def test_it_round_trips_a_session_start_through_a_live_server(live_server, owner
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_says_why_when_crosstalk_answers_an_error(live_server, owner):
-    done = run_hook("gemini", "{}", url=live_server.url, key="cak_wrong")
-    assert (done.returncode, done.stdout) == (0, "")
-    assert "401" in done.stderr
+def test_it_says_why_on_stderr_when_crosstalk_answers_an_error(live_server, owner, tmp_path):
+    done = run_hook("gemini", "{}", url=live_server.url, key="cak_wrong", tmp=tmp_path)
+    assert "401" in done.stderr and "/api/v1/agent/hooks/gemini" in done.stderr
+    assert "refused this chat's key" in warning(done)
 
 
 @pytest.mark.django_db(transaction=True)

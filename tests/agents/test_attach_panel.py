@@ -1,50 +1,88 @@
-"""The attach panel on the chat page: one-liners and files per CLI, a new key shown once."""
+"""The attach panel on the chat page: each CLI's commands and files, a new key shown
+once and in every tab, only for chats whose agent kind attaches."""
 
+import html
+import re
+
+import pytest
+
+from chats.models import Chat
 from tests.conftest import make_chat
 from tests.peers.hooks import hook, sample
 
 
-def panel(client, chat, agent=None, method="get"):
+def panel(client, chat, agent=None, method="get", **data):
     url = f"/chats/{chat.pk}/attach/" + (f"?agent={agent}" if agent else "")
-    return getattr(client, method)(url)
+    return getattr(client, method)(url, data) if data else getattr(client, method)(url)
 
 
-def test_it_loads_the_panel_from_the_chat_page(owner_client, chat):
-    page = owner_client.get(f"/chats/{chat.pk}/").content.decode()
-    assert f'hx-get="/chats/{chat.pk}/attach/"' in page
+@pytest.fixture
+def claude(owner):
+    return make_chat(owner, "api", agent="claude-code", peers=True)
+
+
+def test_it_loads_the_panel_from_the_chat_page_of_a_chat_that_attaches(owner_client, claude, chat):
+    page = owner_client.get(f"/chats/{claude.pk}/").content.decode()
+    assert f'hx-get="/chats/{claude.pk}/attach/"' in page
     assert "Connect your own session" in page
 
+    demo = owner_client.get(f"/chats/{chat.pk}/").content.decode()
+    assert chat.agent == "demo" and "/attach/" not in demo
 
-def test_it_shows_each_cli_with_the_key_left_out(owner_client, owner):
-    claude = make_chat(owner, "api", agent="claude-code", peers=True)
+
+@pytest.mark.parametrize("kind", ["demo", "command"])
+def test_it_has_no_panel_for_chats_that_cannot_attach(owner_client, owner, kind):
+    extra = {"command": "echo hi"} if kind == "command" else {}
+    chat = make_chat(owner, "checkout", agent=kind, peers=True, **extra)
+    assert panel(owner_client, chat).status_code == 404
+    assert panel(owner_client, chat, method="post").status_code == 404
+    assert hook(chat, "claude-code", sample("claude-code", "SessionStart")).status_code == 200
+
+
+def test_it_shows_every_cli_in_real_tabs_with_the_key_left_out(owner_client, claude):
     body = panel(owner_client, claude).content.decode()
     assert "Connect your own session" in body and ".claude/settings.local.json" in body
-    assert "/mcp" in body and "Show a new key" in body
-    assert claude.agent_key not in body
-    for cli in ("codex", "gemini"):
-        assert f"?agent={cli}" in body
+    assert '<summary id="attach-title">Connect your own session</summary>' in body
+    assert "<h2" not in body and "style=" not in body and "<script" not in body
+    assert body.count('role="tab"') == 3 and body.count('role="tabpanel"') == 3
+    assert body.count('aria-selected="true"') == 1
+    assert (
+        'id="attach-tab-claude-code"' in body
+        and 'aria-selected="true"' in body.split('id="attach-tab-claude-code"')[1][:200]
+    )
+    assert "crosstalk.config.toml" in body and "gemini mcp add" in body  # the other tabs
+    assert "claude mcp add --transport http --scope local crosstalk" in body
+    assert body.count("data-copy") == body.count("<pre>")
+    assert claude.agent_key not in body and "Show a new key" in body
+    assert "\\u201c" not in body and "`" not in body
 
-    codex = panel(owner_client, claude, "codex").content.decode()
-    assert "config.toml" in codex and "--dangerously-bypass-hook-trust" in codex
 
-
-def test_it_shows_a_new_key_once_and_the_old_one_stops_working(owner_client, owner):
-    claude = make_chat(owner, "api", agent="claude-code", peers=True)
-    body = panel(owner_client, claude, "gemini", method="post").content.decode()
+def test_it_shows_a_new_key_once_in_every_tab_and_the_old_one_stops_working(owner_client, claude):
+    body = panel(owner_client, claude, method="post", agent="gemini").content.decode()
 
     new_key = body.split('class="attach-key">')[1].split("<")[0]
     assert new_key.startswith("cak_") and "shown this once" in body
-    assert f"CROSSTALK_KEY={new_key}" in body
+    for shown in (f"CROSSTALK_KEY={new_key}", f"Bearer {new_key}", f'"CROSSTALK_KEY": "{new_key}"'):
+        assert shown in html.unescape(body)  # env files, Claude's command and settings
+    assert re.search(r'id="attach-tab-gemini"[^>]*aria-selected="true"', body)
+    assert "hx-confirm=" in body and "stops working" in body  # pressing again asks first
     assert hook(claude, "claude-code", sample("claude-code", "SessionStart")).status_code == 401
     assert hook(new_key, "gemini", sample("gemini", "SessionStart")).status_code == 200
     assert new_key not in panel(owner_client, claude).content.decode()
 
 
-def test_it_answers_404_for_another_accounts_chat(outsider_client, chat):
-    assert panel(outsider_client, chat).status_code == 404
-    assert panel(outsider_client, chat, method="post").status_code == 404
+def test_it_turns_the_switch_on_and_says_so(owner_client, owner):
+    quiet = make_chat(owner, "quiet", agent="codex", peers=False)
+    body = panel(owner_client, quiet, method="post").content.decode()
+    assert "Agent-to-agent was off for quiet: it is on now." in body
+    assert Chat.objects.get(pk=quiet.pk).peers
 
 
-def test_it_sends_an_anonymous_visitor_to_log_in(client, chat):
-    response = panel(client, chat)
+def test_it_answers_404_for_another_accounts_chat(outsider_client, claude):
+    assert panel(outsider_client, claude).status_code == 404
+    assert panel(outsider_client, claude, method="post").status_code == 404
+
+
+def test_it_sends_an_anonymous_visitor_to_log_in(client, claude):
+    response = panel(client, claude)
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]

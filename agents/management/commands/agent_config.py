@@ -1,43 +1,112 @@
-import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agents.attach import CLIS, attach_config, write_files
-from chats.actions import do_rotate_agent_key
+from agents.attach import CLIS, ConfigFileError, apply, attach_config, check, config_edits
+from agents.attach.actions import check_attach, do_attach
 from chats.models import Chat
+from chats.refusals import Refusal
+from crosstalk import listen
 
 
-def default_base_url() -> str:
-    return os.environ.get("CROSSTALK_URL") or f"http://127.0.0.1:{os.environ.get('PORT', '8000')}"
+def checked_url(url: str) -> str:
+    """An http(s) URL the generated files and shell lines can carry as they are."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise CommandError(f"--url must be like http://127.0.0.1:8000, not {url!r}.")
+    if any(char.isspace() or char in "\"'\\$`\0" for char in url):
+        raise CommandError(f"--url must not hold spaces, quotes or $: {url!r}.")
+    return url.rstrip("/")
 
 
 class Command(BaseCommand):
     help = (
-        "Print (or write into DIR) the MCP config, hooks settings and environment line that "
-        "attach a session you run yourself to CHAT. Rotates the chat's agent key."
+        "Print the config that attaches a session you run yourself (Claude Code, Codex, "
+        "Gemini) to CHAT, or merge it into the files the CLI reads in DIR (--write), or "
+        "take it out again (--remove). --write and printing make a new key for the chat."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("chat", help="The chat's id or name.")
         parser.add_argument("--agent", required=True, choices=CLIS)
-        parser.add_argument("--write", metavar="DIR", help="Write the files into DIR.")
+        action = parser.add_mutually_exclusive_group()
+        action.add_argument("--write", metavar="DIR", help="Merge the config into DIR's files.")
+        action.add_argument("--remove", metavar="DIR", help="Take Crosstalk's entries out of DIR.")
         parser.add_argument("--user", help="The account, when several have a chat of that name.")
-        parser.add_argument("--url", help="Where Crosstalk answers (default: $CROSSTALK_URL).")
+        parser.add_argument(
+            "--url", help="Where Crosstalk answers (default: where the running server listens)."
+        )
 
-    def handle(self, *args, chat: str, agent: str, write: str | None, **options) -> None:
+    def handle(self, *args, chat: str, agent: str, **options) -> None:
         found = self.find_chat(chat, options["user"])
-        # Keys are stored as digests only: a config needs a fresh one.
-        key = do_rotate_agent_key(found)
-        self.stderr.write(f"Rotated the agent key of {found.name}: its old key no longer works.")
-        config = attach_config(found, agent, key=key, base_url=options["url"] or default_base_url())
+        if options["remove"]:
+            return self.remove(found, agent, Path(options["remove"]))
+        try:
+            check_attach(found)
+        except Refusal as refusal:
+            raise CommandError(refusal.message) from refusal
+        base_url = checked_url(options["url"]) if options["url"] else self.running_url()
+        write = options["write"]
         if write:
-            for path in write_files(config, Path(write)):
-                self.stdout.write(f"Wrote {path}")
+            self.check_folder(found, agent, Path(write), base_url)
+        attached = do_attach(found)
+        self.say_attached(found, attached.switched_on)
+        config = attach_config(found, agent, key=attached.key, base_url=base_url)
+        if write:
+            edits = config_edits(found, agent, key=attached.key, base_url=base_url, folder=write)
+            self.apply(edits, Path(write), remove=False)
         else:
             for relative, content in config.files.items():
                 self.stdout.write(f"# {relative}\n{content}")
-        self.stdout.write(f"Environment: {config.env_line}")
+        self.show(config, attached.key)
+
+    def check_folder(self, chat: Chat, agent: str, folder: Path, base_url: str) -> None:
+        """Refuse a write that could not happen before a new key is made for it."""
+        if not folder.is_dir():
+            raise CommandError(f"{folder} is not a folder.")
+        edits = config_edits(chat, agent, key="cak_check", base_url=base_url, folder=folder)
+        try:
+            check(edits, folder)
+        except ConfigFileError as error:
+            raise CommandError(str(error)) from error
+
+    def remove(self, chat: Chat, agent: str, folder: Path) -> None:
+        """Needs no key and no server: Crosstalk's entries are found by what they are."""
+        edits = config_edits(chat, agent, key="", base_url="", folder=folder)
+        self.apply(edits, folder, remove=True)
+
+    def apply(self, edits, folder: Path, *, remove: bool) -> None:
+        try:
+            done = apply(edits, folder, remove=remove)
+        except ConfigFileError as error:
+            raise CommandError(str(error)) from error
+        for line in done:
+            self.stdout.write(line)
+
+    def running_url(self) -> str:
+        url = listen.running_url()
+        if url is None:
+            raise CommandError(
+                "No running Crosstalk server was found for this database (start it with "
+                "`make run`), so the URL the session should use is unknown: pass --url URL."
+            )
+        return url
+
+    def say_attached(self, chat: Chat, switched_on: bool) -> None:
+        self.stderr.write(
+            f"Made a new agent key for {chat.name}: its old key no longer works, so a "
+            "config written with it stops working (run agent_config again for it)."
+        )
+        if switched_on:
+            self.stderr.write(f"Turned Agent-to-agent on for {chat.name}: the session needs it.")
+
+    def show(self, config, key: str) -> None:
+        self.stdout.write(f"Key: {key}")
+        if config.env:
+            self.stdout.write(f"Environment: {config.env_line}")
+        for command in config.commands:
+            self.stdout.write(f"Or add the server with: {command}")
         self.stdout.write(f"Start: {config.one_liner}")
         for note in config.notes:
             self.stdout.write(f"Note: {note}")

@@ -3,6 +3,8 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from crosstalk import listen
+
 DEFAULT_PORT = 8000
 
 
@@ -15,7 +17,14 @@ def port_from_env() -> int:
     return int(raw)
 
 
+def connect_host(shown: str) -> str:
+    """The host a client on this machine connects to (not a wildcard address)."""
+    return {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}.get(shown, shown)  # noqa: S104
+
+
 class Command(BaseCommand):
+    listen_file = None
+
     help = (
         "Serve Crosstalk (pages, API, websockets, static files) with Daphne. Turns run "
         "inside this process unless --no-runner (then run `manage.py run_turns`)."
@@ -34,7 +43,10 @@ class Command(BaseCommand):
         port = port or port_from_env()
         runner = False if no_runner else settings.TURNS_IN_PROCESS
         server = self.build_server(host, port, runner=runner)
-        server.run()
+        try:
+            server.run()
+        finally:
+            listen.forget(self.listen_file)
         if server.abort_start:
             raise CommandError(f"Could not listen on {host}:{port} (is it in use?).")
 
@@ -66,5 +78,7 @@ class Command(BaseCommand):
     def ready(self, application, host: str, port: int, *, runner: bool) -> None:
         application.start(runner=runner)
         shown = f"[{host}]" if ":" in host else host
+        # Where agent_config finds this server (its URL, while it runs).
+        self.listen_file = listen.record(f"http://{connect_host(shown)}:{port}")
         self.stdout.write(f"Crosstalk is running at http://{shown}:{port}/ — log in as demo / demo")
         self.stdout.flush()

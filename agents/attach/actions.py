@@ -1,0 +1,42 @@
+"""Attaching a session to a chat: which chats can be attached, and the new key."""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from agents.attach import CLIS
+from chats.actions import do_rotate_agent_key
+from chats.models import Chat
+from chats.refusals import Refusal
+from peers.actions.chat_state import do_set_peers
+
+
+@dataclass(frozen=True, slots=True)
+class Attached:
+    key: str
+    switched_on: bool  # the chat's Agent-to-agent switch was off and is now on
+
+
+def can_attach(chat: Chat) -> bool:
+    return chat.agent in CLIS
+
+
+def check_attach(chat: Chat) -> Chat:
+    """Only Claude Code, Codex and Gemini chats take a session the person runs."""
+    if not can_attach(chat):
+        kinds = ", ".join(CLIS)
+        raise Refusal(
+            "not_attachable",
+            f"{chat.name} is a {Chat.Agent(chat.agent).label} chat: only {kinds} chats "
+            "can be attached to a session you run yourself.",
+        )
+    return chat
+
+
+def do_attach(chat: Chat) -> Attached:
+    """A new key for the chat (the old one stops working) and its switch on, so the
+    attached session gets its tools and messages."""
+    with transaction.atomic():
+        switched_on = not chat.peers
+        do_set_peers(chat, enabled=True)
+        return Attached(key=do_rotate_agent_key(chat), switched_on=switched_on)

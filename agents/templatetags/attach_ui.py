@@ -1,0 +1,24 @@
+from django import template
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from agents.attach.actions import can_attach as attachable
+
+register = template.Library()
+
+
+@register.filter
+def can_attach(chat) -> bool:
+    """Whether the chat's agent kind takes a session the person runs (the panel shows)."""
+    return attachable(chat)
+
+
+@register.filter
+def codespans(text: str) -> SafeString:
+    """A note's `code` spans as <code>, the rest escaped (notes are plain text with
+    backticks, as agent_config prints them)."""
+    parts = escape(text).split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: show the text as it is
+        return mark_safe("`".join(parts))  # noqa: S308 - escaped above
+    html = "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
+    return mark_safe(html)  # noqa: S308 - every part escaped above

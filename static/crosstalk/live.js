@@ -157,3 +157,9 @@
     if (event.target.id === "composer" && composerText()) composerText().focus();
   });
 })();
+
+// A button that asks first (data-confirm): no inline handlers anywhere.
+document.addEventListener("click", function (event) {
+  const button = event.target.closest("[data-confirm]");
+  if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
+});

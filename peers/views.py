@@ -6,7 +6,6 @@ conversation are chats' views, extended here (peers sits above chats), so a
 peer_in / peer_out entry renders as a live card. Another account's chat or
 message answers 404, exactly like a missing one."""
 
-import re
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -33,6 +32,7 @@ from peers.actions import (
 )
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
+from peers.refusal_words import for_person
 from peers.selectors import (
     access_message,
     account_activity,
@@ -87,40 +87,33 @@ def author(message: PeerMessage) -> str:
     return message.from_chat.name
 
 
+CARD_KINDS = (Entry.Kind.PEER_IN, Entry.Kind.PEER_OUT)
+
+
 def attach_messages(entries: list[Entry], chat: Chat) -> None:
-    """Every card's message in one query; an answer shows inside the card it answers, so
-    its own entry is hidden, and so is the agent's line that repeats it."""
-    ids = {entry.message_id for entry in entries if entry.message_id}
+    """Every card's message in one query. An answer shows inside the card it answers, so
+    its own card is hidden, and so is an agent's entry linked to it by message id (the
+    turn's text that became the answer, or the demo agent saying what came back)."""
+    ids = {entry.message_id for entry in entries if entry.message_id and entry.kind in CARD_KINDS}
     found = (
         PeerMessage.objects.filter(user_id=chat.user_id).select_related(*RELATED).in_bulk(ids)
         if ids
         else {}
     )
-    answers = []
+    shown = set()
     for entry in entries:
+        if entry.kind not in CARD_KINDS:
+            continue
         message = found.get(entry.message_id)
         entry.message = present(message, chat) if message else None
         entry.hidden = bool(message and message.is_answer and message.reply_to_id in found)
-        if entry.message and entry.message.answer_shown:
-            answers.append(entry.message.answer_shown)
-    hide_repeated_answers(entries, answers)
-
-
-def hide_repeated_answers(entries: list[Entry], answers: list[PeerMessage]) -> None:
-    """An agent line that says "X answered: <the answer>" or "… got X's message "<its first
-    line>"" repeats what the answer's card shows (the demo agent says both)."""
+        if message and not entry.hidden:
+            shown.add(message.pk)
+            if message.answer_id:
+                shown.add(message.answer_id)
     for entry in entries:
-        if entry.kind != Entry.Kind.ANSWER:
-            continue
-        text = entry.text
-        for answer in answers:
-            text = re.sub(rf"(?m)^[^\n]* answered: {re.escape(answer.text)}\s*$", "", text)
-            first = (answer.text.strip().splitlines() or [""])[0][:199]
-            said = rf"(?m)^[^\n]* got [^\n]*message \"{re.escape(first)}[^\n]*$\n?"
-            text = re.sub(said, "", text)
-        if text != entry.text:
-            entry.shown_text = text.strip()
-            entry.hidden = not entry.shown_text
+        if entry.kind == Entry.Kind.ANSWER and entry.message_id in shown:
+            entry.hidden = True
 
 
 class PeerCardsMixin:
@@ -307,7 +300,7 @@ class SendView(TabFormView):
             )
         except Refusal as refusal:
             refused(refusal)
-            form.add_error(None, refusal.message)
+            form.add_error(None, for_person(refusal))
             return self.answer(request, chat, done=False, send_form=form)
         fresh = SendForm(initial={"to": data["to"], "sender": data.get("sender") or "chat"})
         sent = present(message, chat)
@@ -333,7 +326,7 @@ class CancelView(LoginRequiredMixin, View):
 
     def refusal(self, request: HttpRequest, chat: Chat, refusal: Refusal) -> HttpResponse:
         if not request.htmx:
-            flash.error(request, refusal.message)
+            flash.error(request, for_person(refusal))
             return redirect("chat-page", chat_id=chat.pk)
         context = {"refusal": refusal}
         return trigger_client_event(

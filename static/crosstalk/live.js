@@ -83,6 +83,12 @@
     document.querySelectorAll("details.menu[open]").forEach(function (menu) {
       if (!menu.contains(event.target)) menu.open = false;
     });
+    // "New chat" and the like: the page scrolls to the form and the cursor goes there too.
+    const focusLink = event.target.closest("a[data-focus]");
+    if (focusLink) {
+      const field = document.querySelector(focusLink.dataset.focus);
+      if (field) setTimeout(() => field.focus(), 0);
+    }
     const sendOn = event.target.closest("[data-send-on]");
     if (sendOn && composerText() && new URL(sendOn.href).pathname === location.pathname) {
       // Held messages go on with the next prompt: keep the box ticked and write it.

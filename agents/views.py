@@ -15,6 +15,7 @@ from chats.models import Chat
 from chats.views import chat_or_404
 
 PANEL = "agents/_attach.html"
+PAGE = "agents/attach_page.html"
 KEY_HIDDEN = "<press “Show a new key”>"
 
 
@@ -31,7 +32,8 @@ def panel(request: HttpRequest, chat: Chat, *, key: str | None) -> HttpResponse:
     config = attach_config(chat, agent, key=key or KEY_HIDDEN, base_url=base_url)
     tabs = [(cli, Chat.Agent(cli).label) for cli in CLIS]
     context = {"chat": chat, "agent": agent, "tabs": tabs, "config": config, "new_key": key}
-    return render(request, PANEL, context)
+    # htmx swaps the panel into the chat page; without script it is a page of its own.
+    return render(request, PANEL if request.htmx else PAGE, context)
 
 
 class AttachPanelView(LoginRequiredMixin, View):

@@ -69,7 +69,19 @@ def present(message: PeerMessage, chat: Chat) -> PeerMessage:
     message.author = author(message)
     message.is_answer = bool(message.reply_to_id) and message.reply_to.answer_id == message.pk
     message.answer_shown = present_answer(message.answer, chat) if message.answer_id else None
+    message.trail = trail(message)
     return message
+
+
+def trail(message: PeerMessage) -> str:
+    """How it got where it is, from the data: a message to an idle chat is woken and
+    delivered within a second, and the card says so rather than seeming born Delivered."""
+    if message.delivered_at is None:
+        return ""
+    seconds = (message.delivered_at - message.created_at).total_seconds()
+    took = f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.0f} min"
+    woke = f"woke {message.to_chat.name}, then " if message.woke and message.to_chat else ""
+    return f"Sent, {woke}delivered {took} later"
 
 
 def present_answer(answer: PeerMessage, chat: Chat) -> PeerMessage:

@@ -143,9 +143,12 @@
   });
 
   // A live refresh of a part keeps its open menus open: a push never undoes a click.
+  // So do the folds the person opened (earlier messages, a long entry's "Show all"), by id.
   document.addEventListener("htmx:beforeSwap", function (event) {
-    const menus = [...event.detail.target.querySelectorAll("details.menu")];
-    event.detail.target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
+    const target = event.detail.target;
+    const menus = [...target.querySelectorAll("details.menu")];
+    target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
+    rememberFolds(target);
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     const target = event.detail.target;
@@ -154,7 +157,22 @@
     target.querySelectorAll("details.menu").forEach(function (menu, index) {
       if (open[index] === "true") menu.open = true;
     });
+    restoreFolds(target);
   });
+  function rememberFolds(target) {
+    const folds = [...target.querySelectorAll("details[id][open]")].map((fold) => fold.id);
+    target.dataset.openFolds = folds.join(" ");
+  }
+  function restoreFolds(target) {
+    const folds = (target.dataset.openFolds || "").split(" ").filter(Boolean);
+    delete target.dataset.openFolds;
+    folds.forEach(function (id) {
+      const fold = document.getElementById(id);
+      if (fold) fold.open = true;
+    });
+  }
+  document.addEventListener("htmx:oobBeforeSwap", (event) => rememberFolds(event.detail.target));
+  document.addEventListener("htmx:oobAfterSwap", (event) => restoreFolds(event.detail.target));
 
   document.addEventListener("htmx:afterSettle", function (event) {
     applyFilter();
@@ -169,3 +187,53 @@ document.addEventListener("click", function (event) {
   const button = event.target.closest("[data-confirm]");
   if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
 });
+
+// Sending: the form's main button says so while the request is out; if the server does not
+// answer (down, restarting, a 5xx), the form says "Not sent" and keeps what was written.
+(function () {
+  const NOT_SENT =
+    "Not sent: the server did not answer. What you wrote is kept here; send again when it is back.";
+
+  function sendingForm(event) {
+    const elt = event.detail.elt;
+    return elt && elt.tagName === "FORM" ? elt : null;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const form = sendingForm(event);
+    if (!form) return;
+    form.querySelectorAll(".not-sent").forEach((note) => note.remove());
+    const button = form.querySelector("button.primary[type=submit]");
+    form.setAttribute("aria-busy", "true");
+    if (button) {
+      button.dataset.label = button.textContent;
+      button.textContent = "Sending…";
+      button.disabled = true;
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    const form = sendingForm(event);
+    if (!form) return;
+    form.removeAttribute("aria-busy");
+    const button = form.querySelector("button.primary[type=submit]");
+    if (button && button.dataset.label) {
+      button.textContent = button.dataset.label;
+      button.disabled = false;
+    }
+  });
+
+  function notSent(event) {
+    const form = sendingForm(event);
+    const status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (!form || (status > 0 && status < 500) || form.querySelector(".not-sent")) return;
+    const note = document.createElement("p");
+    note.className = "not-sent error";
+    note.setAttribute("role", "alert");
+    note.textContent = NOT_SENT;
+    form.append(note);
+  }
+  ["htmx:sendError", "htmx:timeout", "htmx:responseError"].forEach(function (name) {
+    document.addEventListener(name, notSent);
+  });
+})();

@@ -237,3 +237,148 @@ document.addEventListener("click", function (event) {
     document.addEventListener(name, notSent);
   });
 })();
+
+// Unread: a chat that changed since the person last looked at it gets a dot, here in this
+// browser (localStorage: chat id → the chat's last change the person saw). A chat seen for
+// the first time counts as read, so a new browser does not mark everything.
+(function () {
+  const KEY = "crosstalk-seen";
+  const seen = () => JSON.parse(localStorage.getItem(KEY) || "{}");
+  const current = () => (document.querySelector(".chat-link.current") || {}).dataset;
+
+  function markUnread() {
+    const marks = seen();
+    const here = current();
+    if (here && here.chat) marks[here.chat] = Number(here.updated);
+    document.querySelectorAll("[data-chat][data-updated]").forEach(function (item) {
+      const id = item.dataset.chat;
+      const updated = Number(item.dataset.updated);
+      if (marks[id] === undefined) marks[id] = updated;
+      const unread = updated > marks[id];
+      item.classList.toggle("unread", unread);
+      const words = item.querySelector(".unread-words");
+      if (words) words.textContent = unread ? " (changed since you looked)" : "";
+    });
+    localStorage.setItem(KEY, JSON.stringify(marks));
+  }
+  document.addEventListener("DOMContentLoaded", markUnread);
+  document.addEventListener("htmx:afterSettle", markUnread);
+  document.addEventListener("crosstalk:links", markUnread);
+})();
+
+// Ctrl+K (Cmd+K) anywhere: the quick switcher, filled from /switch/ each time it opens.
+(function () {
+  const dialog = () => document.getElementById("switcher");
+
+  function links() {
+    return [...document.querySelectorAll("#switcher-list a")].filter((a) => !a.parentElement.hidden);
+  }
+
+  function filter() {
+    const words = document.getElementById("switcher-input").value.trim().toLowerCase().split(/\s+/);
+    document.querySelectorAll("#switcher-list li").forEach(function (item) {
+      const name = item.textContent.toLowerCase();
+      item.hidden = !words.every((word) => name.includes(word));
+    });
+  }
+
+  function open() {
+    const box = dialog();
+    if (!box || box.open) return;
+    const input = document.getElementById("switcher-input");
+    input.value = "";
+    box.showModal();
+    input.focus();
+    fetch(box.dataset.url, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then((response) => (response.ok ? response.text() : ""))
+      .then(function (html) {
+        document.getElementById("switcher-list").innerHTML = html;
+        filter();
+        document.dispatchEvent(new CustomEvent("crosstalk:links"));
+      });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+      event.preventDefault();
+      open();
+      return;
+    }
+    const box = dialog();
+    if (!box || !box.open) return;
+    const choices = links();
+    const at = choices.indexOf(document.activeElement);
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      const next = choices[(at + step + choices.length) % choices.length];
+      if (next) next.focus();
+    } else if (event.key === "Enter" && event.target.id === "switcher-input" && choices[0]) {
+      event.preventDefault();
+      choices[0].click();
+    }
+  });
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "switcher-input") filter();
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-switcher]")) open();
+    else if (event.target === dialog()) dialog().close(); // a click on the backdrop
+  });
+})();
+
+// Desktop notifications, opt-in: when more messages wait for the person (held until they
+// write) than a moment ago, the browser says so, once for every tab (one tag).
+(function () {
+  const KEY = "crosstalk-notify";
+  let last = null;
+
+  function button() {
+    return document.getElementById("notify-toggle");
+  }
+
+  function on() {
+    return localStorage.getItem(KEY) === "on" && Notification.permission === "granted";
+  }
+
+  function show() {
+    const toggle = button();
+    if (!toggle) return;
+    toggle.hidden = false;
+    toggle.setAttribute("aria-pressed", on() ? "true" : "false");
+    toggle.textContent = on() ? "Notifications on" : "Notify me";
+  }
+
+  function check() {
+    const counter = document.getElementById("waiting-for-you");
+    if (!counter) return;
+    const count = parseInt(counter.dataset.count || "0", 10);
+    if (last !== null && count > last && on()) {
+      const words = count === 1 ? "1 message waits" : count + " messages wait";
+      new Notification("Crosstalk: " + words + " for you", {
+        body: "Held until you write to its chat.",
+        tag: "crosstalk-waiting",
+      });
+    }
+    last = count;
+  }
+
+  if (!("Notification" in window)) return;
+  document.addEventListener("DOMContentLoaded", function () {
+    show();
+    check();
+  });
+  document.addEventListener("htmx:afterSettle", check);
+  document.addEventListener("click", function (event) {
+    if (event.target !== button()) return;
+    if (on()) {
+      localStorage.setItem(KEY, "off");
+      show();
+      return;
+    }
+    Notification.requestPermission().then(function (permission) {
+      localStorage.setItem(KEY, permission === "granted" ? "on" : "off");
+      show();
+    });
+  });
+})();

@@ -64,8 +64,8 @@ def assert_fits(page) -> None:
 def assert_inside(page, selector: str) -> None:
     """Every matching visible element lies wholly inside the viewport's width."""
     boxes = page.locator(selector).evaluate_all(
-        "els => els.filter(e => e.offsetParent).map(e => { const r = e.getBoundingClientRect();"
-        " return [r.left, r.right]; })"
+        "els => els.filter(e => e.getClientRects().length)"
+        ".map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })"
     )
     width = page.viewport_size["width"]
     assert boxes, f"nothing matches {selector}"

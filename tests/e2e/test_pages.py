@@ -19,6 +19,7 @@ from tests.e2e.test_browser import (
     send_from_tab,
     send_prompt,
     status,
+    stop_chat,
 )
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
@@ -217,3 +218,78 @@ def test_11_small_things_on_a_phone(phone):
     empty = page.locator(".activity-list li").first
     expect(empty).to_contain_text("Nothing yet")
     assert empty.evaluate("e => parseFloat(getComputedStyle(e).paddingLeft)") >= 8
+
+
+# Something waits for you; switching chats ------------------------------------------------
+
+
+def test_ctrl_k_switches_chats_from_anywhere_and_the_rail_shows_on_wide_screens(context, phone):
+    page = context.new_page()
+    page.goto("/activity/")
+    page.keyboard.press("Control+k")
+    expect(page.locator("#switcher")).to_be_visible()
+    expect(page.locator("#switcher-input")).to_be_focused()
+    expect(page.locator("#switcher-list a").first).to_be_visible()
+    page.keyboard.type("paym")
+    expect(page.locator("#switcher-list li:visible")).to_have_count(1)
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/chats/chat_\w+/$"))
+    expect(page.locator("#chat-header h1")).to_have_text("payments-api")
+    rail = page.locator(".chat-rail")
+    expect(rail).to_be_visible()  # 1440 px: beside the conversation
+    expect(rail.locator(".chat-link.current")).to_have_text(re.compile("payments-api"))
+    rail.get_by_role("link", name=re.compile("^docs")).click()
+    expect(page.locator("#chat-header h1")).to_have_text("docs")
+    on_phone = phone.new_page()
+    on_phone.goto(page.url)
+    expect(on_phone.locator(".chat-rail")).to_be_hidden()
+    on_phone.get_by_role("button", name=re.compile("Switch chat")).click()
+    expect(on_phone.locator("#switcher")).to_be_visible()
+    assert_inside(on_phone, "#switcher")
+
+
+def test_a_chat_that_changed_gets_an_unread_dot(context, second):
+    listing = context.new_page()
+    listing.goto("/chats/")
+    expect(listing.locator(".live-dot.on")).to_have_count(1)
+    docs = listing.locator(".chat-card", has_text="docs").first
+    expect(docs).not_to_have_class(re.compile("unread"))
+    other = open_chat(second, "docs")
+    send_prompt(other, "something new")
+    expect(status(other)).to_have_text("Idle")
+    expect(docs).to_have_class(re.compile("unread"))
+    # Looking at it reads it.
+    listing.get_by_role("link", name=re.compile("^docs")).first.click()
+    listing.goto("/chats/")
+    expect(listing.locator(".chat-card", has_text="docs").first).not_to_have_class(
+        re.compile("unread")
+    )
+
+
+def test_opted_in_notifications_say_when_a_message_is_held_for_you(
+    browser, base_url, logged_in, console_errors, context
+):
+    watcher = new_context(browser, base_url, logged_in, console_errors)
+    try:
+        watcher.grant_permissions(["notifications"])
+        watcher.add_init_script(
+            """window.shown = [];
+            window.Notification = class { constructor(title, options) {
+              window.shown.push(title + ' | ' + options.body); }
+              static get permission() { return 'granted'; }
+              static requestPermission() { return Promise.resolve('granted'); } };"""
+        )
+        page = watcher.new_page()
+        page.goto("/chats/")
+        expect(page.locator(".live-dot.on")).to_have_count(1)
+        toggle = page.locator("#notify-toggle")
+        expect(toggle).to_have_text("Notify me")
+        toggle.click()
+        expect(toggle).to_have_text("Notifications on")
+        sender, held = ran_chats(context, "note-sender", "note-held")
+        stop_chat(held)
+        send_from_tab(sender, "note-held", "are you back?")
+        page.wait_for_function("window.shown.length > 0")
+        assert "1 message waits for you" in page.evaluate("window.shown[0]")
+    finally:
+        watcher.close()

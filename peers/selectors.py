@@ -130,7 +130,7 @@ def find_messages(user, spec):
     messages = peer_messages(user, chat_id=spec.chat)
     if spec.state:
         messages = messages.filter(state=spec.state)
-    return search(messages, query) if query else messages.order_by("-created_at", "-id")
+    return search(messages, query, user.pk) if query else messages.order_by("-created_at", "-id")
 
 
 def access_message(user, message_id: str) -> PeerMessage | None:

@@ -11,17 +11,19 @@ POSTGRES_UNDO = ["DROP INDEX IF EXISTS peermsg_text_search"]
 
 # External content: the FTS table keeps only the index; rowid is the message row's rowid.
 SQLITE = [
-    "CREATE VIRTUAL TABLE peers_peermessage_fts USING fts5("
-    "text, content='peers_peermessage', content_rowid='rowid', tokenize='unicode61')",
+    "CREATE VIRTUAL TABLE peers_peermessage_fts USING fts5(text, user_id UNINDEXED, "
+    "content='peers_peermessage', content_rowid='rowid', tokenize='unicode61')",
     "CREATE TRIGGER peermsg_fts_insert AFTER INSERT ON peers_peermessage BEGIN "
-    "INSERT INTO peers_peermessage_fts(rowid, text) VALUES (new.rowid, new.text); END",
+    "INSERT INTO peers_peermessage_fts(rowid, text, user_id) "
+    "VALUES (new.rowid, new.text, new.user_id); END",
     "CREATE TRIGGER peermsg_fts_delete AFTER DELETE ON peers_peermessage BEGIN "
-    "INSERT INTO peers_peermessage_fts(peers_peermessage_fts, rowid, text) "
-    "VALUES ('delete', old.rowid, old.text); END",
+    "INSERT INTO peers_peermessage_fts(peers_peermessage_fts, rowid, text, user_id) "
+    "VALUES ('delete', old.rowid, old.text, old.user_id); END",
     "CREATE TRIGGER peermsg_fts_update AFTER UPDATE OF text ON peers_peermessage BEGIN "
-    "INSERT INTO peers_peermessage_fts(peers_peermessage_fts, rowid, text) "
-    "VALUES ('delete', old.rowid, old.text); "
-    "INSERT INTO peers_peermessage_fts(rowid, text) VALUES (new.rowid, new.text); END",
+    "INSERT INTO peers_peermessage_fts(peers_peermessage_fts, rowid, text, user_id) "
+    "VALUES ('delete', old.rowid, old.text, old.user_id); "
+    "INSERT INTO peers_peermessage_fts(rowid, text, user_id) "
+    "VALUES (new.rowid, new.text, new.user_id); END",
     "INSERT INTO peers_peermessage_fts(peers_peermessage_fts) VALUES ('rebuild')",
 ]
 SQLITE_UNDO = [

@@ -312,7 +312,7 @@ class SendView(TabFormView):
             )
         except Refusal as refusal:
             refused(refusal)
-            form.add_error(None, for_person(refusal))
+            form.add_error(None, refusal.message)
             return self.answer(request, chat, done=False, send_form=form)
         fresh = SendForm(initial={"to": data["to"], "sender": data.get("sender") or "chat"})
         sent = present(message, chat)

@@ -249,19 +249,21 @@ def test_ctrl_k_switches_chats_from_anywhere_and_the_rail_shows_on_wide_screens(
 
 
 def test_a_chat_that_changed_gets_an_unread_dot(context, second):
+    (other,) = ran_chats(second, "dot-chat")  # idle: nothing changes until we write
     listing = context.new_page()
     listing.goto("/chats/")
     expect(listing.locator(".live-dot.on")).to_have_count(1)
-    docs = listing.locator(".chat-card", has_text="docs").first
-    expect(docs).not_to_have_class(re.compile("unread"))
-    other = open_chat(second, "docs")
+    card_of = listing.locator(".chat-card", has_text="dot-chat").first
+    expect(card_of).not_to_have_class(re.compile("unread"))
     send_prompt(other, "something new")
     expect(status(other)).to_have_text("Idle")
-    expect(docs).to_have_class(re.compile("unread"))
+    expect(card_of).to_have_class(re.compile("unread"))
     # Looking at it reads it.
-    listing.get_by_role("link", name=re.compile("^docs")).first.click()
+    listing.get_by_role("link", name="dot-chat", exact=True).click()
+    expect(listing.locator("#chat-header h1")).to_have_text("dot-chat")
+    expect(listing.locator(".live-dot.on")).to_have_count(1)  # its scripts ran
     listing.goto("/chats/")
-    expect(listing.locator(".chat-card", has_text="docs").first).not_to_have_class(
+    expect(listing.locator(".chat-card", has_text="dot-chat").first).not_to_have_class(
         re.compile("unread")
     )
 

@@ -4,7 +4,8 @@ peers owns what a message is and where it goes; agents only asks at the right
 moments of a turn (ARCHITECTURE.md). Sync calls run in the runner's DB thread."""
 
 from agents.dbthread import in_db_thread
-from chats.models import Chat, Turn
+from chats import actions as chat_actions
+from chats.models import Chat, Entry, Turn
 from peers import actions, framing, selectors, serializers, waiting
 from peers.models import PeerMessage
 
@@ -41,6 +42,15 @@ async def fail_delivery(turn: Turn, reason: str) -> None:
 async def fail_turn(turn: Turn, *, error: str) -> None:
     """The turn failed: the chat reads `failed`, its messages wait for the person."""
     await in_db_thread(actions.do_fail_turn)(turn, error=error)
+
+
+async def relay_answer(chat: Chat, text: str, answer: PeerMessage) -> None:
+    """The agent says what came back, as an entry linked to the answer it repeats."""
+
+    def add() -> None:
+        chat_actions.do_add_entry(chat, kind=Entry.Kind.ANSWER, text=text, message_id=answer.pk)
+
+    await in_db_thread(add)()
 
 
 async def find_chat_by_name(chat: Chat, name: str) -> Chat | None:

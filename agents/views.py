@@ -17,6 +17,7 @@ from chats.models import Chat
 from chats.views import chat_or_404
 
 PANEL = "agents/_attach.html"
+PAGE = "agents/attach_page.html"
 KEY_HIDDEN = "KEY-SHOWN-WHEN-YOU-PRESS-SHOW-A-NEW-KEY"
 
 
@@ -53,7 +54,8 @@ def panel(request: HttpRequest, chat: Chat, *, key: str | None, switched_on: boo
         "new_key": key,
         "switched_on": switched_on,
     }
-    return render(request, PANEL, context)
+    # htmx swaps the panel into the chat page; without script it is a page of its own.
+    return render(request, PANEL if request.htmx else PAGE, context)
 
 
 class AttachPanelView(LoginRequiredMixin, View):

@@ -6,5 +6,6 @@ from chats import views
 urlpatterns = [
     path("chats/", views.ChatListView.as_view(), name="chat-list"),
     path("chats/rows/", views.ChatRowsView.as_view(), name="chat-rows"),
+    path("switch/", views.ChatLinksView.as_view(), name="chat-links"),
     path("chats/<str:chat_id>/header/", views.HeaderView.as_view(), name="chat-header"),
 ]

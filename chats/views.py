@@ -116,6 +116,20 @@ class ChatListView(LoginRequiredMixin, View):
         return render(request, self.template_name, context)
 
 
+def switch_chats(user) -> list[Chat]:
+    """Every chat of the account for the switcher and the rail: most recently changed first."""
+    return list(Chat.objects.filter(user=user).order_by("-updated_at", Lower("name")))
+
+
+class ChatLinksView(LoginRequiredMixin, View):
+    """The quick switcher's list (Ctrl+K) and the chat page's rail, refetched live."""
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        chat = Chat.objects.filter(user=request.user, pk=request.GET.get("current", "")).first()
+        context = {"switch_chats": switch_chats(request.user), "chat": chat}
+        return render(request, "chats/_chat_links.html", context)
+
+
 class ChatRowsView(LoginRequiredMixin, View):
     def get(self, request: HttpRequest) -> HttpResponse:
         context = {"chats": chat_cards(request.user)}
@@ -153,7 +167,8 @@ class ChatPageView(ConversationView):
     template_name = "chats/chat.html"
 
     def get_context(self, request: HttpRequest, chat: Chat) -> dict:
-        return {"prompt_form": PromptForm(), **super().get_context(request, chat)}
+        context = {"prompt_form": PromptForm(), **super().get_context(request, chat)}
+        return {**context, "switch_chats": switch_chats(request.user)}
 
     def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
         chat = chat_or_404(request, chat_id)

@@ -2,7 +2,9 @@
 constant number of queries); limits editable through peers.actions.do_set_limits."""
 
 from django.contrib import admin
+from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from chats.admin import ChatAdmin, ReadOnlyAdmin
@@ -10,6 +12,7 @@ from chats.models import Chat
 from peers.actions import do_set_limits
 from peers.limits import NAMES
 from peers.models import Activity, Limits, PeerMessage
+from peers.serializers import words
 
 # Which activity rows tell a message's story, and what each says happened.
 HISTORY_ACTIONS = {
@@ -19,6 +22,11 @@ HISTORY_ACTIONS = {
 }
 
 admin.site.unregister(Chat)
+
+
+def when(moment) -> str:
+    """A history time a person reads: to the second, in the server's time zone."""
+    return timezone.localtime(moment).strftime("%b %-d, %Y %H:%M:%S") if moment else "—"
 
 
 @admin.register(Chat)
@@ -71,12 +79,11 @@ class PeerMessageAdmin(ReadOnlyAdmin):
     def state_history(self, message: PeerMessage) -> str:
         """What the data keeps: the activity rows of the message, then where it stands now."""
         rows = Activity.objects.filter(message=message, action__in=list(HISTORY_ACTIONS))
-        steps = [
-            (row.created_at, HISTORY_ACTIONS[row.action], row.detail)
-            for row in rows.order_by("created_at", "id")
-        ]
-        now = message.path or message.reason or message.note
-        steps.append((message.state_changed_at, f"now {message.get_state_display()}", now))
+        rows = list(rows.order_by("created_at", "id"))
+        steps = [(when(row.created_at), HISTORY_ACTIONS[row.action], row.detail) for row in rows]
+        # Where it stands now, unless the last row already said it (delivered, cancelled).
+        if not rows or HISTORY_ACTIONS[rows[-1].action] != message.state:
+            steps.append((when(message.state_changed_at), "now", words(message)))
         return format_html(
             "<table><tr><th>When</th><th>What</th><th>Detail</th></tr>{}</table>",
             format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", steps),
@@ -105,9 +112,15 @@ class LimitsAdmin(admin.ModelAdmin):
     list_display = ["__str__", *NAMES, "updated_at"]
     fields = NAMES
 
-    # One row (pk=1): it may be made once, never deleted.
+    # One row (pk=1), made by the first save of the limits, never added or deleted here.
     def has_add_permission(self, request) -> bool:
-        return not Limits.objects.exists()
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        """No list of one ("1 limits"): straight to the row, or to the staff page's form."""
+        if Limits.objects.filter(pk=1).exists():
+            return redirect("admin:peers_limits_change", 1)
+        return redirect(reverse("peers-admin") + "#limits")
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False

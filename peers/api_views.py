@@ -17,10 +17,17 @@ from chats.outputs import ChatOut, Page, problems
 from chats.selectors import access_chat
 from chats.serializers import chat_json
 from peers import actions, waiting
-from peers.inputs import ConnectInput, MessageChatInput, PersonMessageInput, SeenInput
+from peers.inputs import (
+    ConnectInput,
+    MessageChatInput,
+    MessageSearch,
+    PersonMessageInput,
+    SeenInput,
+    parse,
+)
 from peers.models import PeerMessage
 from peers.outputs import ActivityOut, EntryOut, MessageOut, ReachableChat, SentOut
-from peers.selectors import access_message, account_activity, peer_messages, reach_of
+from peers.selectors import access_message, account_activity, find_messages, reach_of
 from peers.serializers import (
     activity_json,
     chats_with_how_fast,
@@ -149,10 +156,18 @@ def connect_chats(request, spec: ConnectInput):
 
 
 @person.get("/messages", response={200: Page[MessageOut], **problems(400, 401, 404)})
-def list_messages(request, chat: str | None = None, limit: Limit = 50, offset: Offset = 0):
-    """Messages of your account, newest first; `chat` keeps those from or to it."""
-    messages = peer_messages(request.auth.user, chat_id=chat)
-    return page(messages, message_json, limit, offset)
+def list_messages(
+    request,
+    chat: str | None = None,
+    state: str | None = None,
+    q: str | None = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+):
+    """Messages of your account, newest first; `chat` keeps those from or to it, `state`
+    those in it, and `q` those whose text has its words, best match first."""
+    spec = parse(MessageSearch, {"chat": chat, "state": state, "query": q})
+    return page(find_messages(request.auth.user, spec), message_json, limit, offset)
 
 
 @person.post(

@@ -9,7 +9,14 @@ from pydantic import ConfigDict, Field
 
 from chats.inputs import Input, parse
 
-__all__ = ["ConnectInput", "MessageChatInput", "PersonMessageInput", "SeenInput", "parse"]
+__all__ = [
+    "ConnectInput",
+    "MessageChatInput",
+    "MessageSearch",
+    "PersonMessageInput",
+    "SeenInput",
+    "parse",
+]
 
 # Out of range (below 0, above the longest wait) is clamped by the action, never refused.
 WaitSeconds = Annotated[float, Field(allow_inf_nan=False)]
@@ -42,3 +49,16 @@ class ConnectInput(Input):
 
 class SeenInput(Input):
     ids: list[str]
+
+
+class MessageSearch(Input):
+    """Which of the account's messages: REST's ?chat=&state=&q=, MCP read_peers' chat, state
+    and query, the Messages page's filter. The selector judges the values."""
+
+    chat: str | None = Field(default=None, description="a chat id: only messages from or to it")
+    state: str | None = Field(
+        default=None, description="pending, queued, delivered, cancelled or not_delivered"
+    )
+    query: str | None = Field(
+        default=None, description="words to find in the text, best match first"
+    )

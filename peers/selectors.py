@@ -7,10 +7,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chats.models import Chat
+from chats.refusals import Refusal
 from chats.selectors import access_chat
 from peers.delivery_table import HELD, route_for
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
+from peers.search import search
 
 State = PeerMessage.State
 Reason = PeerMessage.Reason
@@ -111,6 +113,24 @@ def peer_messages(user, *, chat_id: str | None = None):
     if chat_id is None:
         return PeerMessage.objects.filter(user=user)
     return messages_of_chat(user, access_chat(user, chat_id))
+
+
+MAX_QUERY = 500
+
+
+def find_messages(user, spec):
+    """The account's messages a MessageSearch names: newest first, or best match first
+    with a query. A bad state or query is invalid_input; another account's chat, no_chat."""
+    if spec.state is not None and spec.state not in State.values:
+        states = ", ".join(State.values)
+        raise Refusal("invalid_input", f"state: one of {states}.")
+    query = (spec.query or "").strip()
+    if "\x00" in query or len(query) > MAX_QUERY:
+        raise Refusal("invalid_input", f"query: up to {MAX_QUERY} characters, no NUL.")
+    messages = peer_messages(user, chat_id=spec.chat)
+    if spec.state:
+        messages = messages.filter(state=spec.state)
+    return search(messages, query, user.pk) if query else messages.order_by("-created_at", "-id")
 
 
 def access_message(user, message_id: str) -> PeerMessage | None:

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from peers import views
+from peers import messages_page, views
 
 # The chat page and its conversation are peers' subclasses of chats' views
 # (with the cards and the Peers tab); "rows" belongs to chats' chat list.
@@ -20,6 +20,8 @@ urlpatterns = [
         views.CancelView.as_view(),
         name="peers-cancel",
     ),
+    path("messages/", messages_page.MessagesView.as_view(), name="messages"),
+    path("messages/rows/", messages_page.MessageRowsView.as_view(), name="messages-rows"),
     path("activity/", views.ActivityView.as_view(), name="activity"),
     path("activity/rows/", views.ActivityRowsView.as_view(), name="activity-rows"),
 ]

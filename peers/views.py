@@ -6,7 +6,6 @@ conversation are chats' views, extended here (peers sits above chats), so a
 peer_in / peer_out entry renders as a live card. Another account's chat or
 message answers 404, exactly like a missing one."""
 
-import re
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -33,6 +32,7 @@ from peers.actions import (
 )
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
+from peers.refusal_words import for_person
 from peers.selectors import (
     access_message,
     account_activity,
@@ -69,7 +69,19 @@ def present(message: PeerMessage, chat: Chat) -> PeerMessage:
     message.author = author(message)
     message.is_answer = bool(message.reply_to_id) and message.reply_to.answer_id == message.pk
     message.answer_shown = present_answer(message.answer, chat) if message.answer_id else None
+    message.trail = trail(message)
     return message
+
+
+def trail(message: PeerMessage) -> str:
+    """How it got where it is, from the data: a message to an idle chat is woken and
+    delivered within a second, and the card says so rather than seeming born Delivered."""
+    if message.delivered_at is None:
+        return ""
+    seconds = (message.delivered_at - message.created_at).total_seconds()
+    took = f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.0f} min"
+    woke = f"woke {message.to_chat.name}, then " if message.woke and message.to_chat else ""
+    return f"Sent, {woke}delivered {took} later"
 
 
 def present_answer(answer: PeerMessage, chat: Chat) -> PeerMessage:
@@ -87,40 +99,33 @@ def author(message: PeerMessage) -> str:
     return message.from_chat.name
 
 
+CARD_KINDS = (Entry.Kind.PEER_IN, Entry.Kind.PEER_OUT)
+
+
 def attach_messages(entries: list[Entry], chat: Chat) -> None:
-    """Every card's message in one query; an answer shows inside the card it answers, so
-    its own entry is hidden, and so is the agent's line that repeats it."""
-    ids = {entry.message_id for entry in entries if entry.message_id}
+    """Every card's message in one query. An answer shows inside the card it answers, so
+    its own card is hidden, and so is an agent's entry linked to it by message id (the
+    turn's text that became the answer, or the demo agent saying what came back)."""
+    ids = {entry.message_id for entry in entries if entry.message_id and entry.kind in CARD_KINDS}
     found = (
         PeerMessage.objects.filter(user_id=chat.user_id).select_related(*RELATED).in_bulk(ids)
         if ids
         else {}
     )
-    answers = []
+    shown = set()
     for entry in entries:
+        if entry.kind not in CARD_KINDS:
+            continue
         message = found.get(entry.message_id)
         entry.message = present(message, chat) if message else None
         entry.hidden = bool(message and message.is_answer and message.reply_to_id in found)
-        if entry.message and entry.message.answer_shown:
-            answers.append(entry.message.answer_shown)
-    hide_repeated_answers(entries, answers)
-
-
-def hide_repeated_answers(entries: list[Entry], answers: list[PeerMessage]) -> None:
-    """An agent line that says "X answered: <the answer>" or "… got X's message "<its first
-    line>"" repeats what the answer's card shows (the demo agent says both)."""
+        if message and not entry.hidden:
+            shown.add(message.pk)
+            if message.answer_id:
+                shown.add(message.answer_id)
     for entry in entries:
-        if entry.kind != Entry.Kind.ANSWER:
-            continue
-        text = entry.text
-        for answer in answers:
-            text = re.sub(rf"(?m)^[^\n]* answered: {re.escape(answer.text)}\s*$", "", text)
-            first = (answer.text.strip().splitlines() or [""])[0][:199]
-            said = rf"(?m)^[^\n]* got [^\n]*message \"{re.escape(first)}[^\n]*$\n?"
-            text = re.sub(said, "", text)
-        if text != entry.text:
-            entry.shown_text = text.strip()
-            entry.hidden = not entry.shown_text
+        if entry.kind == Entry.Kind.ANSWER and entry.message_id in shown:
+            entry.hidden = True
 
 
 class PeerCardsMixin:
@@ -333,7 +338,7 @@ class CancelView(LoginRequiredMixin, View):
 
     def refusal(self, request: HttpRequest, chat: Chat, refusal: Refusal) -> HttpResponse:
         if not request.htmx:
-            flash.error(request, refusal.message)
+            flash.error(request, for_person(refusal))
             return redirect("chat-page", chat_id=chat.pk)
         context = {"refusal": refusal}
         return trigger_client_event(

@@ -13,6 +13,7 @@ from agents.adapters.base import Adapter, AgentFailed, TurnContext, TurnResult
 from chats.agent_kinds import Takes
 from chats.refusals import Refusal
 from peers.models import PeerMessage
+from peers.refusal_words import for_person
 
 # How long an `ask` waits for the answer inside its turn.
 ASK_WAIT_SECONDS = 30
@@ -91,10 +92,11 @@ class DemoAgent(Adapter):
                 ctx.chat, to=to, text=text, wait_seconds=ASK_WAIT_SECONDS
             )
         except Refusal as refusal:
-            ctx.say(f"{refusal.code}: {refusal.message}")
+            ctx.say(f"Could not ask {name}. {for_person(refusal)}")
             return
         if answer is not None:
-            ctx.say(f"{name} answered: {answer.text}")
+            # Its own entry, linked to the answer: the page shows the answer once, in its card.
+            await peer_calls.relay_answer(ctx.chat, f"{name} answered: {answer.text}", answer)
             return
         words = await peer_calls.state_words(message)
         ctx.say(f"No answer from {name} came in time; the message is {words}.")
@@ -104,7 +106,7 @@ class DemoAgent(Adapter):
         try:
             await peer_calls.send_message(ctx.chat, to=to, text=text)
         except Refusal as refusal:
-            ctx.say(f"{refusal.code}: {refusal.message}")
+            ctx.say(f"Could not tell {name}. {for_person(refusal)}")
             return
         ctx.say(f"Told {name}: {text}")
 

@@ -35,7 +35,17 @@ def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
         answer = send_answer(turn, message)
         if answer is not None:
             answers.append(answer)
+    if answers:
+        link_answer_entry(turn, answers[0])
     return answers
+
+
+def link_answer_entry(turn: Turn, answer: PeerMessage) -> None:
+    """The turn's answer entry is this answer: the pages show it once, inside its card."""
+    entry = turn.entries.filter(kind=Entry.Kind.ANSWER, message_id="").order_by("-id").first()
+    if entry is not None:
+        entry.message_id = answer.pk
+        entry.save(update_fields=["message_id"])
 
 
 def send_answer(turn: Turn, message: PeerMessage) -> PeerMessage | None:

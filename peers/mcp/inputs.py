@@ -5,6 +5,7 @@ model itself (peers.inputs, chats.inputs)."""
 from pydantic import Field
 
 from chats.inputs import ChatUpdate, Input, Limit, Offset
+from peers.inputs import MessageSearch
 
 
 class NoInput(Input):
@@ -25,8 +26,8 @@ class ListPeerChatsInput(PageInput):
     chat: str | None = Field(default=None, description="with a chat id: the chats it can reach")
 
 
-class ReadPeersInput(PageInput):
-    chat: str | None = Field(default=None, description="a chat id: only that chat's messages")
+class ReadPeersInput(PageInput, MessageSearch):
+    """read_peers: the REST list's MessageSearch (chat, state, query) and a page."""
 
 
 class SetPeerReachInput(Input):

@@ -3,7 +3,7 @@
 list_peer_chats      GET /api/v1/chats, or with `chat` GET /api/v1/chats/{id}/reach
 connect_chats        POST /api/v1/connections
 send_peer_message    POST /api/v1/messages
-read_peers           GET /api/v1/messages[?chat=]
+read_peers           GET /api/v1/messages[?chat=&state=&q=]
 set_peer_reach       PATCH /api/v1/chats/{id} {"peers": …}
 cancel_peer_message  POST /api/v1/messages/{id}/cancel
 start_chat           POST /api/v1/chats
@@ -26,7 +26,7 @@ from peers.mcp.inputs import (
     UpdateChatInput,
 )
 from peers.mcp.registry import Answer, Tool
-from peers.selectors import peer_messages, reach_of
+from peers.selectors import find_messages, reach_of
 from peers.serializers import chats_with_how_fast, listing, message_json
 
 
@@ -83,7 +83,7 @@ def sent_message(message) -> Answer:
 
 
 def read_peers(caller: Caller, spec: ReadPeersInput) -> Answer:
-    messages = peer_messages(caller.user, chat_id=spec.chat)
+    messages = find_messages(caller.user, spec)
     return messages_answer(caller, page(messages, message_json, spec.limit, spec.offset))
 
 
@@ -147,7 +147,9 @@ TOOLS = [
     Tool(
         "read_peers",
         "Read peer messages, newest first, with their state (pending, queued, delivered, "
-        "cancelled, not delivered). `chat`: only that chat's, both ways. `limit`/`offset` page.",
+        "cancelled, not delivered). `chat`: only that chat's, both ways; `state`: only those "
+        "in it; `query`: only those whose text has these words, best match first. "
+        "`limit`/`offset` page.",
         ReadPeersInput,
         read_peers,
     ),

@@ -5,6 +5,7 @@ from django import template
 from django.db.models import Count, Q
 
 from peers.models import Activity, PeerMessage
+from peers.refusal_words import refused_words
 
 register = template.Library()
 State = PeerMessage.State
@@ -38,27 +39,6 @@ def get_item(mapping: dict, key):
     return mapping.get(key, 0) if mapping else 0
 
 
-# A refusal's code in a few words, for the activity log (the sentence is the sender's).
-REFUSED = {
-    "no_chat": "there is no such chat",
-    "not_yourself": "a chat cannot message itself",
-    "outside_origin": "a chat started from outside cannot send",
-    "not_reachable": "the other chat has messaging off or has not run lately",
-    "empty_message": "the message was empty",
-    "message_too_long": "the message was too long",
-    "no_such_message": "it answered a message it never got",
-    "limit_chat_hour": "it sent too many messages this hour",
-    "limit_pair_window": "the two chats wrote too often in a short time",
-    "limit_pair_without_you": "the two chats wrote too long without you",
-    "limit_wakes": "too many idle chats were woken this hour",
-    "limit_chain": "the chain of messages grew too long without you",
-    "limit_list_read": "it listed or read chats too often this hour",
-    "peers_off": "its agent-to-agent messaging is off",
-    "runners_not_allowed": "this account may not run agents on this server",
-    "invalid_input": "a field was not valid",
-    "no_message": "there is no such message",
-    "already_delivered": "the message had already arrived",
-}
 ACTIONS = {
     Activity.Action.LIST: "listed chats",
     Activity.Action.READ: "read a chat",
@@ -72,9 +52,7 @@ ACTIONS = {
 }
 
 
-@register.filter
-def refused_words(code: str) -> str:
-    return REFUSED.get(code, "it was refused")
+register.filter(refused_words)
 
 
 @register.filter

@@ -95,6 +95,12 @@
     document.querySelectorAll("details.menu[open]").forEach(function (menu) {
       if (!menu.contains(event.target)) menu.open = false;
     });
+    // "New chat" and the like: the page scrolls to the form and the cursor goes there too.
+    const focusLink = event.target.closest("a[data-focus]");
+    if (focusLink) {
+      const field = document.querySelector(focusLink.dataset.focus);
+      if (field) setTimeout(() => field.focus(), 0);
+    }
     const sendOn = event.target.closest("[data-send-on]");
     if (sendOn && composerText() && new URL(sendOn.href).pathname === location.pathname) {
       // Held messages go on with the next prompt: keep the box ticked and write it.
@@ -149,9 +155,12 @@
   });
 
   // A live refresh of a part keeps its open menus open: a push never undoes a click.
+  // So do the folds the person opened (earlier messages, a long entry's "Show all"), by id.
   document.addEventListener("htmx:beforeSwap", function (event) {
-    const menus = [...event.detail.target.querySelectorAll("details.menu")];
-    event.detail.target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
+    const target = event.detail.target;
+    const menus = [...target.querySelectorAll("details.menu")];
+    target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
+    rememberFolds(target);
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     const target = event.detail.target;
@@ -160,12 +169,228 @@
     target.querySelectorAll("details.menu").forEach(function (menu, index) {
       if (open[index] === "true") menu.open = true;
     });
+    restoreFolds(target);
   });
+  function rememberFolds(target) {
+    const folds = [...target.querySelectorAll("details[id][open]")].map((fold) => fold.id);
+    target.dataset.openFolds = folds.join(" ");
+  }
+  function restoreFolds(target) {
+    const folds = (target.dataset.openFolds || "").split(" ").filter(Boolean);
+    delete target.dataset.openFolds;
+    folds.forEach(function (id) {
+      const fold = document.getElementById(id);
+      if (fold) fold.open = true;
+    });
+  }
+  document.addEventListener("htmx:oobBeforeSwap", (event) => rememberFolds(event.detail.target));
+  document.addEventListener("htmx:oobAfterSwap", (event) => restoreFolds(event.detail.target));
 
   document.addEventListener("htmx:afterSettle", function (event) {
     applyFilter();
     updateTitle();
     // After a prompt is sent the composer is new: the person keeps writing there.
     if (event.target.id === "composer" && composerText()) composerText().focus();
+  });
+})();
+
+// A button that asks first (data-confirm): no inline handlers anywhere.
+document.addEventListener("click", function (event) {
+  const button = event.target.closest("[data-confirm]");
+  if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
+});
+
+// Sending: the form's main button says so while the request is out; if the server does not
+// answer (down, restarting, a 5xx), the form says "Not sent" and keeps what was written.
+(function () {
+  const NOT_SENT =
+    "Not sent: the server did not answer. What you wrote is kept here; send again when it is back.";
+
+  function sendingForm(event) {
+    const elt = event.detail.elt;
+    return elt && elt.tagName === "FORM" ? elt : null;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const form = sendingForm(event);
+    if (!form) return;
+    form.querySelectorAll(".not-sent").forEach((note) => note.remove());
+    const button = form.querySelector("button.primary[type=submit]");
+    form.setAttribute("aria-busy", "true");
+    if (button) {
+      button.dataset.label = button.textContent;
+      button.textContent = "Sending…";
+      button.disabled = true;
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    const form = sendingForm(event);
+    if (!form) return;
+    form.removeAttribute("aria-busy");
+    const button = form.querySelector("button.primary[type=submit]");
+    if (button && button.dataset.label) {
+      button.textContent = button.dataset.label;
+      button.disabled = false;
+    }
+  });
+
+  function notSent(event) {
+    const form = sendingForm(event);
+    const status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (!form || (status > 0 && status < 500) || form.querySelector(".not-sent")) return;
+    const note = document.createElement("p");
+    note.className = "not-sent error";
+    note.setAttribute("role", "alert");
+    note.textContent = NOT_SENT;
+    form.append(note);
+  }
+  ["htmx:sendError", "htmx:timeout", "htmx:responseError"].forEach(function (name) {
+    document.addEventListener(name, notSent);
+  });
+})();
+
+// Unread: a chat that changed since the person last looked at it gets a dot, here in this
+// browser (localStorage: chat id → the chat's last change the person saw). A chat seen for
+// the first time counts as read, so a new browser does not mark everything.
+(function () {
+  const KEY = "crosstalk-seen";
+  const seen = () => JSON.parse(localStorage.getItem(KEY) || "{}");
+  const current = () => (document.querySelector(".chat-link.current") || {}).dataset;
+
+  function markUnread() {
+    const marks = seen();
+    const here = current();
+    if (here && here.chat) marks[here.chat] = Number(here.updated);
+    document.querySelectorAll("[data-chat][data-updated]").forEach(function (item) {
+      const id = item.dataset.chat;
+      const updated = Number(item.dataset.updated);
+      if (marks[id] === undefined) marks[id] = updated;
+      const unread = updated > marks[id];
+      item.classList.toggle("unread", unread);
+      const words = item.querySelector(".unread-words");
+      if (words) words.textContent = unread ? " (changed since you looked)" : "";
+    });
+    localStorage.setItem(KEY, JSON.stringify(marks));
+  }
+  document.addEventListener("DOMContentLoaded", markUnread);
+  document.addEventListener("htmx:afterSettle", markUnread);
+  document.addEventListener("crosstalk:links", markUnread);
+})();
+
+// Ctrl+K (Cmd+K) anywhere: the quick switcher, filled from /switch/ each time it opens.
+(function () {
+  const dialog = () => document.getElementById("switcher");
+
+  function links() {
+    return [...document.querySelectorAll("#switcher-list a")].filter((a) => !a.parentElement.hidden);
+  }
+
+  function filter() {
+    const words = document.getElementById("switcher-input").value.trim().toLowerCase().split(/\s+/);
+    document.querySelectorAll("#switcher-list li").forEach(function (item) {
+      const name = item.textContent.toLowerCase();
+      item.hidden = !words.every((word) => name.includes(word));
+    });
+  }
+
+  function open() {
+    const box = dialog();
+    if (!box || box.open) return;
+    const input = document.getElementById("switcher-input");
+    input.value = "";
+    box.showModal();
+    input.focus();
+    fetch(box.dataset.url, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then((response) => (response.ok ? response.text() : ""))
+      .then(function (html) {
+        document.getElementById("switcher-list").innerHTML = html;
+        filter();
+        document.dispatchEvent(new CustomEvent("crosstalk:links"));
+      });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+      event.preventDefault();
+      open();
+      return;
+    }
+    const box = dialog();
+    if (!box || !box.open) return;
+    const choices = links();
+    const at = choices.indexOf(document.activeElement);
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      const next = choices[(at + step + choices.length) % choices.length];
+      if (next) next.focus();
+    } else if (event.key === "Enter" && event.target.id === "switcher-input" && choices[0]) {
+      event.preventDefault();
+      choices[0].click();
+    }
+  });
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "switcher-input") filter();
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-switcher]")) open();
+    else if (event.target === dialog()) dialog().close(); // a click on the backdrop
+  });
+})();
+
+// Desktop notifications, opt-in: when more messages wait for the person (held until they
+// write) than a moment ago, the browser says so, once for every tab (one tag).
+(function () {
+  const KEY = "crosstalk-notify";
+  let last = null;
+
+  function button() {
+    return document.getElementById("notify-toggle");
+  }
+
+  function on() {
+    return localStorage.getItem(KEY) === "on" && Notification.permission === "granted";
+  }
+
+  function show() {
+    const toggle = button();
+    if (!toggle) return;
+    toggle.hidden = false;
+    toggle.setAttribute("aria-pressed", on() ? "true" : "false");
+    toggle.textContent = on() ? "Notifications on" : "Notify me";
+  }
+
+  function check() {
+    const counter = document.getElementById("waiting-for-you");
+    if (!counter) return;
+    const count = parseInt(counter.dataset.count || "0", 10);
+    if (last !== null && count > last && on()) {
+      const words = count === 1 ? "1 message waits" : count + " messages wait";
+      new Notification("Crosstalk: " + words + " for you", {
+        body: "Held until you write to its chat.",
+        tag: "crosstalk-waiting",
+      });
+    }
+    last = count;
+  }
+
+  if (!("Notification" in window)) return;
+  document.addEventListener("DOMContentLoaded", function () {
+    show();
+    check();
+  });
+  document.addEventListener("htmx:afterSettle", check);
+  document.addEventListener("click", function (event) {
+    if (event.target !== button()) return;
+    if (on()) {
+      localStorage.setItem(KEY, "off");
+      show();
+      return;
+    }
+    Notification.requestPermission().then(function (permission) {
+      localStorage.setItem(KEY, permission === "granted" ? "on" : "off");
+      show();
+    });
   });
 })();

@@ -45,6 +45,10 @@ async def test_it_asks_another_chat_and_says_its_answer(chat, other_chat, fast_s
     assert (await texts(chat))[-1] == f"payments-api answered: {question}"
     (asked,) = await messages_to(other_chat)
     (answer,) = await messages_to(chat)
+    # Both sides' entries name the answer they are: the pages show it once, in its card.
+    relayed = await sync_to_async(Entry.objects.filter(chat=chat).last)()
+    answered = await sync_to_async(Entry.objects.filter(chat=other_chat).last)()
+    assert relayed.message_id == answered.message_id == answer.pk
     assert asked.answer_id == answer.pk
     assert (answer.state, answer.detail) == ("delivered", "waiting_call")
     assert (await fresh(chat)).status == (await fresh(other_chat)).status == "idle"
@@ -58,8 +62,12 @@ async def test_it_says_the_refusal_when_asking_is_refused(chat, owner, fast_step
     await run_all()
 
     not_reachable, no_chat = (await texts(chat))[-1].splitlines()
-    assert not_reachable.startswith("not_reachable: ")
-    assert no_chat.startswith("no_chat: ")
+    # In the person's words: no machine code (the API keeps those).
+    assert not_reachable == (
+        "Could not ask docs. Not sent: the other chat has messaging off or has not run "
+        "lately. Turn its messaging on, or write to it so it runs."
+    )
+    assert no_chat == "Could not ask nobody. Not sent: there is no such chat."
 
 
 async def test_it_says_the_state_when_no_answer_comes(chat, other_chat, fast_steps):
@@ -134,9 +142,12 @@ async def test_it_keeps_going_with_messages_that_come_as_it_finishes(
 
     await sync_to_async(late.refresh_from_db)()
     assert (late.state, late.detail) == ("delivered", "as_finished")
-    said = (await texts(chat))[-1].splitlines()
-    assert said[0] == 'payments-api answered: payments-api got checkout\'s message "which port?"'
-    assert said[-1] == 'checkout got docs\'s message "one more thing"'
+    relayed, said = (await texts(chat))[-2:]
+    assert relayed == (
+        'payments-api answered: payments-api got checkout\'s message "which port?"\n'
+        "Worked 20 steps."
+    )
+    assert said == 'checkout got docs\'s message "one more thing"'
 
 
 async def test_it_never_follows_directives_in_a_message(chat, other_chat, fast_steps):

@@ -424,10 +424,10 @@ def showcase(context) -> None:
     stock.close()
 
 
-def test_it_fits_a_phone_and_a_desktop_and_saves_the_screenshots(
-    browser, base_url, logged_in, console_errors
-):
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def test_it_fits_a_phone_and_a_desktop(browser, base_url, logged_in, console_errors):
+    """(The README's screenshots come from test_screenshots, on a fresh demo.)"""
+    shots = Path(tempfile.gettempdir()) / "crosstalk-fit"
+    shots.mkdir(parents=True, exist_ok=True)
     setup = new_context(browser, base_url, logged_in, console_errors)
     try:
         showcase(setup)
@@ -441,18 +441,18 @@ def test_it_fits_a_phone_and_a_desktop_and_saves_the_screenshots(
             page.goto("/chats/")
             expect(page.locator(".live-dot.on")).to_have_count(1)
             no_sideways_scroll(page)
-            page.screenshot(path=str(SHOTS / f"chat-list-{width}.png"), full_page=full)
+            page.screenshot(path=str(shots / f"chat-list-{width}.png"), full_page=full)
             page.get_by_role("link", name="storefront", exact=True).click()
             expect(page.locator(".live-dot.on")).to_have_count(1)
             expect(page.locator("#conversation .msg")).to_have_count(3)
             no_sideways_scroll(page)
-            page.screenshot(path=str(SHOTS / f"chat-{width}.png"), full_page=full)
-            page.locator("#peers-tab").screenshot(path=str(SHOTS / f"peers-tab-{width}.png"))
+            page.screenshot(path=str(shots / f"chat-{width}.png"), full_page=full)
+            page.locator("#peers-tab").screenshot(path=str(shots / f"peers-tab-{width}.png"))
             for path in ("/activity/", "/settings/", "/accounts/login/"):
                 page.goto(path)
                 no_sideways_scroll(page)
             page.goto("/activity/")
-            page.screenshot(path=str(SHOTS / f"activity-{width}.png"), full_page=False)
+            page.screenshot(path=str(shots / f"activity-{width}.png"), full_page=False)
         finally:
             context.close()
     dark = new_context(browser, base_url, logged_in, console_errors, scheme="dark")
@@ -461,7 +461,7 @@ def test_it_fits_a_phone_and_a_desktop_and_saves_the_screenshots(
         page.goto("/chats/")
         page.get_by_role("link", name="storefront", exact=True).click()
         expect(page.locator(".live-dot.on")).to_have_count(1)
-        page.screenshot(path=str(SHOTS / "chat-dark.png"))
+        page.screenshot(path=str(shots / "chat-dark.png"))
     finally:
         dark.close()
 

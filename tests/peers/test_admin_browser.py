@@ -1,11 +1,13 @@
 """The admin page in a real browser: the metrics refresh by themselves (htmx polling)
 without touching a value being typed into the limits form, and the window links swap
-the metrics in place. Skipped where Playwright or /usr/bin/chromium is missing."""
+the metrics in place; at 1440 and 390 px, light and dark, it fits and reads.
+Skipped where Playwright or /usr/bin/chromium is missing."""
 
 from collections.abc import Iterator
 
 import pytest
 
+from tests.e2e.looks import assert_fits, assert_readable
 from tests.e2e.test_browser import CHROMIUM, server_env
 from tests.servers import manage, start_server, stop_server
 
@@ -64,3 +66,70 @@ def test_it_refreshes_the_metrics_and_keeps_what_you_type(base_url):
             expect(page.locator("#admin-metrics svg").first).to_be_visible()
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def admin_browser() -> Iterator:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def admin_page(browser, base_url: str, *, width: int, scheme: str):
+    context = browser.new_context(
+        base_url=base_url, viewport={"width": width, "height": 844}, color_scheme=scheme
+    )
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", "root")
+    page.fill("input[name=password]", "root-password-1")
+    page.click("button[type=submit]")
+    page.goto("/internal/admin/peers?window=week")
+    expect(page.locator("#admin-metrics svg").first).to_be_visible()
+    return page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_admin_page_reads_well_at_both_widths_light_and_dark(
+    admin_browser, base_url, width, scheme
+):
+    page = admin_page(admin_browser, base_url, width=width, scheme=scheme)
+    try:
+        assert_fits(page)
+        assert_readable(page)  # the tiles' figures, the window links, the charts' words
+        # The charts keep their 12 px words, on a phone too (they scroll inside their card).
+        sizes = page.locator(".adm-chart text").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().height)"
+        )
+        assert sizes and min(sizes) >= 10, sizes
+        # A limit's name reads as words, not one letter per line.
+        label = page.locator(".adm-limits label").first.bounding_box()
+        assert label["width"] > 120 and label["height"] < 60, label
+        tracks = page.locator(".adm-chart .track").first.evaluate("e => getComputedStyle(e).fill")
+        card = page.locator(".adm-metrics .card").first.evaluate(
+            "e => getComputedStyle(e).backgroundColor"
+        )
+        assert scheme == "light" or tracks != "rgb(241, 243, 245)", (tracks, card)
+    finally:
+        page.context.close()
+
+
+def test_a_refused_limit_is_named_at_the_top(admin_browser, base_url):
+    page = admin_page(admin_browser, base_url, width=390, scheme="light")
+    try:
+        page.fill("input[name=chat_per_hour]", "-5")
+        page.click(".adm-actions button.primary")
+        summary = page.locator("#limits-errors")
+        expect(summary).to_contain_text("The limits were not saved")
+        assert summary.bounding_box()["y"] < 844  # seen without scrolling
+        summary.locator("a").first.click()
+        expect(page.locator("input[name=chat_per_hour]")).to_be_focused()
+    finally:
+        page.context.close()

@@ -1,5 +1,7 @@
 """Django admin for chats, messages and activity: read-only, no N+1, a message's history."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client
@@ -46,8 +48,31 @@ def test_it_shows_a_messages_state_history(admin_client, sender, recipient):
     page = admin_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
     text = page.content.decode()
     assert "state history" in text.lower()
-    assert text.index(">sent<") < text.index(">cancelled<") < text.index("now Cancelled")
+    assert text.index(">sent<") < text.index(">cancelled<")
+    # Said once, not "cancelled" and then "now Cancelled"; times to the second, no microseconds.
+    history = text[text.index("<th>When</th>") :].split("</table>")[0]
+    assert history.count(">cancelled<") == 1 and ">now<" not in history
+    assert not re.search(r"\d\d:\d\d:\d\d\.\d{6}", text)
     assert admin_client.get("/django-admin/peers/peermessage/add/").status_code == 403
+
+
+def test_a_held_message_says_where_it_stands_now_in_words(admin_client, sender, recipient):
+    actions.check_stop_chat(recipient)
+    message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
+    text = admin_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
+    assert "Queued — held until you write" in text.content.decode()
+
+
+def test_the_limits_offer_no_add_and_no_list_of_one(admin_client):
+    index = admin_client.get("/django-admin/").content.decode()
+    assert "/django-admin/peers/limits/add/" not in index
+    assert admin_client.get("/django-admin/peers/limits/add/").status_code == 403
+    first = admin_client.get("/django-admin/peers/limits/")
+    assert first.status_code == 302 and first["Location"] == "/internal/admin/peers#limits"
+    actions.do_set_limits({"chat_per_hour": 30})
+    then = admin_client.get("/django-admin/peers/limits/", follow=True)
+    assert then.redirect_chain[-1][0] == "/django-admin/peers/limits/1/change/"
+    assert "1 limits" not in then.content.decode()
 
 
 def test_it_keeps_activity_read_only(admin_client, owner):

@@ -3,6 +3,7 @@
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from chats import actions as chat_actions
 from chats.actions import do_add_entry
 from chats.models import Entry
 from peers import actions
@@ -74,8 +75,11 @@ def test_it_shows_an_answer_once_inside_the_card_it_answers(sender, recipient, o
     question = actions.check_send_message(sender, to=recipient.pk, text="port?", wait_seconds=30)
     answer = actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
     delivery.take_awaited_answer(question)
-    # The demo agent then says the answer, and had it arrive as a line of its own.
-    do_add_entry(sender, kind=Entry.Kind.ANSWER, text="payments-api answered: 8080\nWorked 1 step.")
+    # The demo agent then says the answer, in an entry linked to it, and goes on.
+    do_add_entry(
+        sender, kind=Entry.Kind.ANSWER, text="payments-api answered: 8080", message_id=answer.pk
+    )
+    do_add_entry(sender, kind=Entry.Kind.ANSWER, text="Worked 1 step.")
 
     for chat in (sender, recipient):
         html = conversation(owner_client, chat)
@@ -88,14 +92,40 @@ def test_it_shows_an_answer_once_inside_the_card_it_answers(sender, recipient, o
     assert "payments-api answered: 8080" not in sender_html and "Worked 1 step." in sender_html
 
 
-def test_it_hides_an_agent_line_that_only_repeats_the_answer(sender, recipient, owner_client):
+def test_it_decides_what_repeats_the_answer_from_the_link_not_the_words(
+    sender, recipient, owner_client
+):
     question = actions.check_send_message(sender, to=recipient.pk, text="port?", wait_seconds=30)
-    actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
+    answer = actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
+    # Same words, no link: the agent said it itself, so it shows; linked, it is the answer.
     do_add_entry(sender, kind=Entry.Kind.ANSWER, text="payments-api answered: 8080")
+    do_add_entry(sender, kind=Entry.Kind.ANSWER, text="Relayed.", message_id=answer.pk)
 
     html = conversation(owner_client, sender)
 
-    assert "entry-answer" not in html
+    assert html.count("entry-answer") == 1
+    assert "payments-api answered: 8080" in html and "Relayed." not in html
+
+
+def test_the_turn_text_that_became_an_answer_shows_once_in_its_card(
+    sender, recipient, owner_client
+):
+    """#4: a busy chat's turn answers a message that arrived between its steps; that
+    text is the answer, shown in the card, and never as the asking chat's own words."""
+    turn = running(recipient, "work 4")
+    question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
+    delivery.deliver_between_steps(recipient)
+    chat_actions.do_finish_turn(turn, final_text="Worked 4 steps.")
+    turn.refresh_from_db()
+
+    (answer,) = delivery.answer_from_final_text(turn)
+    assert answer.reply_to_id == question.pk
+
+    assert Entry.objects.filter(chat=recipient).last().message_id == answer.pk
+    for chat in (sender, recipient):
+        entries = conversation(owner_client, chat).split("hx-swap-oob")[0]
+        assert "entry-answer" not in entries
+        assert entries.count("Worked 4 steps.") == 1
 
 
 def test_it_names_you_as_that_chat_or_you(owner, sender, recipient, owner_client):

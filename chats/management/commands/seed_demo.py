@@ -64,10 +64,11 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  added chat {chat.name} ({chat.repository}, {chat.branch}, demo agent, {switch})"
             )
-        self.stdout.write(
-            "For the admin page (/internal/admin/peers), make a staff account: "
-            "python manage.py createsuperuser"
-        )
+        if not User.objects.filter(is_staff=True).exists():
+            self.stdout.write(
+                "For the admin page (/internal/admin/peers), make a staff account: "
+                ".venv/bin/python manage.py createsuperuser"
+            )
 
     def demo_user(self, *, reset: bool) -> tuple[User, bool]:
         user = User.objects.filter(username=USERNAME).first()

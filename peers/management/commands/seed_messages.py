@@ -58,6 +58,29 @@ REFUSALS = [
 ]
 
 
+# Message text for search: common words often, a long tail of rare ones (Zipf-like), as in
+# real chats; a handful of tickets and ports make rare, exact terms.
+WORDS = (
+    "the a to is of and in it for on that this with we you be not can port api test build "
+    "fix error cart order payment user field schema migration deploy branch review merge "
+    "config timeout retry queue worker token session login page route handler database "
+    "index query cache redis postgres sqlite docker image release version bump changelog "
+    "lint format type check failing passing flaky rename total amount currency invoice "
+    "refund webhook endpoint header status response request latency memory leak crash "
+    "stack trace log metric alert dashboard feature flag rollout rollback hotfix patch "
+    "please could would should done ready blocked waiting answer question thanks ok"
+)
+VOCABULARY = WORDS.split()
+WEIGHTS = [1 / (rank + 1) for rank in range(len(VOCABULARY))]
+
+
+def message_text(rng: random.Random) -> str:
+    words = rng.choices(VOCABULARY, weights=WEIGHTS, k=rng.randint(5, 40))
+    if rng.random() < 0.2:
+        words.insert(rng.randrange(len(words)), f"ticket{rng.randint(1, 20000)}")
+    return " ".join(words).capitalize() + "."
+
+
 def pick(rng: random.Random, table: list[tuple]) -> tuple:
     return rng.choices(table, weights=[row[0] for row in table])[0]
 
@@ -142,7 +165,7 @@ def message(rng: random.Random, groups: list[list], now) -> PeerMessage:
         from_chat=None if from_person else sender,
         to_chat=recipient,
         sent_by="person" if from_person else "agent",
-        text="Which port does the API listen on?",
+        text=message_text(rng),
         chain=f"chain_seed{rng.getrandbits(40):x}",
         hop=rng.randint(1, 6),
         pair="" if from_person else pair_key(sender.pk, recipient.pk),

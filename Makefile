@@ -19,8 +19,12 @@ run: $(BIN)/.installed
 	$(BIN)/python manage.py seed_demo
 	PORT=$(PORT) bin/run-all
 
+# One pytest worker per core (TEST_WORKERS=1 runs them in one process); each test module
+# stays on one worker, so its live servers start once.
+TEST_WORKERS ?= auto
+
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -12,8 +12,9 @@ from tests.peers.hooks import hook, sample
 
 
 def panel(client, chat, agent=None, method="get", **data):
+    """The panel as the chat page's htmx swaps it in (without htmx it is a page of its own)."""
     url = f"/chats/{chat.pk}/attach/" + (f"?agent={agent}" if agent else "")
-    return getattr(client, method)(url, data) if data else getattr(client, method)(url)
+    return getattr(client, method)(url, data, HTTP_HX_REQUEST="true")
 
 
 @pytest.fixture

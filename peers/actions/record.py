@@ -58,14 +58,21 @@ def count_refusal(user_id: int, code: str, *, chat_id=None, target_id=None, mess
     now = timezone.now()
     key = {"chat_id": chat_id, "target_id": target_id, "message_id": message_id}
     with transaction.atomic():
-        raised = Activity.objects.filter(
-            user_id=user_id,
-            action=Activity.Action.REFUSED,
-            detail=code,
-            created_at__gt=now - REFUSALS_WINDOW,
-            created_at__lte=now,
-            **key,
-        ).update(count=F("count") + 1)
+        # The newest row only: two processes racing may each have made one, and raising
+        # both would count this refusal twice.
+        latest = (
+            Activity.objects.filter(
+                user_id=user_id,
+                action=Activity.Action.REFUSED,
+                detail=code,
+                created_at__gt=now - REFUSALS_WINDOW,
+                created_at__lte=now,
+                **key,
+            )
+            .order_by("-created_at")
+            .values_list("pk", flat=True)[:1]
+        )
+        raised = Activity.objects.filter(pk__in=list(latest)).update(count=F("count") + 1)
         if not raised:
             record(user_id, Activity.Action.REFUSED, detail=code, now=now, **key)
 

@@ -195,13 +195,13 @@ def status(page):
     return page.locator("#chat-header .badge").first
 
 
-def create_chat(page, name: str, *, peers: bool = True) -> str:
+def create_chat(page, name: str, *, peers: bool = True, agent: str = "demo") -> str:
     """Through the New chat form; answers the chat page's path."""
     page.goto("/chats/")
     page.fill("#id_name", name)
     page.fill("#id_repository", f"{name}-repo")
     page.fill("#id_branch", "main")
-    page.select_option("#id_agent", "demo")
+    page.select_option("#id_agent", agent)
     page.set_checked("#id_peers", peers)
     page.click("#new-chat button[type=submit]")
     page.wait_for_url(re.compile(r"/chats/chat_\w+/$"))

@@ -176,14 +176,15 @@ def test_10_the_404_page_is_a_page_of_the_site(browser, base_url, logged_in, sch
         opened.close()
 
 
-def test_10_the_attach_panel_without_script_is_styled(browser, base_url, logged_in):
+def test_10_the_attach_panel_without_script_is_styled(browser, base_url, logged_in, context):
+    # A session attaches to a Claude Code, Codex or Gemini chat (demo chats have no panel).
+    chat_url = create_chat(context.new_page(), "attach-nojs", agent="claude-code")
     opened = browser.new_context(
         base_url=base_url, storage_state=logged_in, java_script_enabled=False
     )
     try:
         page = opened.new_page()
-        page.goto("/chats/")
-        page.get_by_role("link", name="checkout", exact=True).click()
+        page.goto(chat_url)
         page.get_by_role("link", name="Connect your own session").click()
         expect(page.locator(".topbar")).to_be_visible()
         expect(page.locator("#attach-panel")).to_be_visible()
@@ -291,7 +292,7 @@ def test_opted_in_notifications_say_when_a_message_is_held_for_you(
         sender, held = ran_chats(context, "note-sender", "note-held")
         stop_chat(held)
         send_from_tab(sender, "note-held", "are you back?")
-        page.wait_for_function("window.shown.length > 0")
+        page.wait_for_function("() => window.shown.length > 0")  # a function: no eval (CSP)
         assert "1 message waits for you" in page.evaluate("window.shown[0]")
     finally:
         watcher.close()

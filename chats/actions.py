@@ -352,7 +352,8 @@ def do_rotate_agent_key(chat: Chat) -> str:
 
 
 def do_set_session_id(chat: Chat, *, session_id: str) -> None:
-    if not valid_session_id(session_id):  # the hooks refuse it first; a CLI's output too
+    """Empty forgets the session (its CLI lost it: the next turn starts a fresh one)."""
+    if session_id and not valid_session_id(session_id):  # hooks refuse it first; a CLI too
         raise Refusal("invalid_input", SESSION_ID_RULE)
     if chat.session_id == session_id:
         return

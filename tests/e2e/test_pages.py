@@ -125,16 +125,22 @@ def test_7_the_peers_tab_folds_earlier_messages_and_8_shows_how_a_message_went(c
     expect(group.locator(".msg:visible")).to_have_count(5)
 
 
+def bubble_height(entry) -> float:
+    """Measured in one step in the page: a live refresh may replace the entry in between
+    two of Playwright's calls (bounding_box() then reads None)."""
+    return entry.locator(".bubble").evaluate("e => e.getBoundingClientRect().height")
+
+
 def test_8_a_long_entry_is_folded_and_clipped(context):
     page = open_chat(context, "docs")
     send_prompt(page, "x" * 30_000 + "\nthe end")
     mine = page.locator("#conversation .entry-prompt").last
     expect(mine.locator(".long-toggle summary")).to_contain_text("Show all (30008 characters)")
-    assert mine.locator(".bubble").bounding_box()["height"] < 260
+    assert bubble_height(mine) < 260
     assert len(mine.locator(".bubble").inner_text()) < 21_000
     expect(mine).to_contain_text("more characters not shown here")
     mine.locator(".long-toggle summary").click()
-    assert mine.locator(".bubble").bounding_box()["height"] > 260
+    assert bubble_height(mine) > 260
     expect(mine.locator(".when")).to_have_attribute("title", re.compile(r"\d{4}"))
 
 

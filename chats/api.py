@@ -154,4 +154,6 @@ def page(queryset, render, limit: int, offset: int) -> dict:
 
 @csrf_exempt  # a POST to an unknown route is a 404, not the CSRF page
 def api_not_found(request, rest=""):
-    return refusal_response(Refusal("not_found", "No such API route. See CONTRACT.md."))
+    return refusal_response(
+        Refusal("not_found", "No such API route. The routes are listed at /api/v1/docs.")
+    )

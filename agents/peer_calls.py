@@ -1,7 +1,7 @@
 """Every call the runner and the demo agent make into peers, as coroutines.
 
 peers owns what a message is and where it goes; agents only asks at the right
-moments of a turn (ARCHITECTURE.md). Sync calls run in the runner's DB thread."""
+moments of a turn (docs/rules.md). Sync calls run in the runner's DB thread."""
 
 from agents.dbthread import in_db_thread
 from chats import actions as chat_actions

@@ -1,4 +1,4 @@
-"""Every state change of chats, turns and entries (CONVENTIONS.md: check_* then do_*)."""
+"""Every state change of chats, turns and entries (docs/rules.md: check_* then do_*)."""
 
 from collections.abc import Callable, Collection
 from datetime import timedelta

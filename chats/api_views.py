@@ -1,4 +1,4 @@
-"""REST for people: /api/v1/chats and one chat's prompts (CONTRACT.md).
+"""REST for people: /api/v1/chats and one chat's prompts (docs/api.md).
 
 Thin: ninja parses with chats.inputs and checks answers against chats.outputs;
 authorize with chats.selectors, change with chats.actions. Another account's chat

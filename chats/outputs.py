@@ -16,7 +16,7 @@ class Output(BaseModel):
 
 
 class Problem(Output):
-    """Every refusal: a stable code (SPEC.md) and a sentence the caller can act on."""
+    """Every refusal: a stable code (docs/rules.md) and a sentence the caller can act on."""
 
     code: str
     message: str

@@ -1,4 +1,4 @@
-"""Chats and turns as JSON, the one shape REST and MCP answer with (CONTRACT.md)."""
+"""Chats and turns as JSON, the one shape REST and MCP answer with (docs/api.md)."""
 
 from datetime import datetime
 
@@ -10,7 +10,7 @@ def iso(moment: datetime | None) -> str | None:
 
 
 def chat_json(chat: Chat) -> dict:
-    """A chat as JSON: exactly CONTRACT.md's fields; never the agent key."""
+    """A chat as JSON: exactly docs/api.md's fields; never the agent key."""
     return {
         "id": str(chat.pk),
         "name": chat.name,

@@ -2,7 +2,7 @@
 generates the OpenAPI document (/api/v1/openapi.json, browsable at /api/v1/docs,
 from ninja's own static files) from the typed inputs and outputs they declare.
 
-Every refusal answers {"code", "message"} with CONTRACT.md's status; input that
+Every refusal answers {"code", "message"} with docs/api.md's status; input that
 could not be parsed is recorded as activity too (crosstalk.middleware)."""
 
 from django.http import Http404

@@ -9,7 +9,7 @@ from peers.admin_page import views as peers_admin
 urlpatterns = [
     path("", RedirectView.as_view(url="/chats/", permanent=False)),
     path("django-admin/", admin.site.urls),
-    # Staff only; with or without the trailing slash, never a redirect (CONTRACT.md).
+    # Staff only; with or without the trailing slash, never a redirect (docs/api.md).
     re_path(r"^internal/admin/peers/?$", peers_admin.admin_page, name="peers-admin"),
     re_path(
         r"^internal/admin/peers/metrics\.json/?$",

@@ -1,4 +1,4 @@
-"""REST for peer messaging (CONTRACT.md): the agent's routes under /api/v1/agent/
+"""REST for peer messaging (docs/api.md): the agent's routes under /api/v1/agent/
 (a chat's agent key) and the person's routes (their API token).
 
 Thin: ninja parses with peers.inputs and checks answers against peers.outputs;

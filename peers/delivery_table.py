@@ -1,4 +1,4 @@
-"""SPEC.md's delivery table, as data: where a message goes by its recipient's state.
+"""docs/rules.md's delivery table, as data: where a message goes by its recipient's state.
 
 Sending routes by it, ListChats' `how_fast` reads it, and the words people see
 come from its labels. This is the one place a delivery path is decided."""

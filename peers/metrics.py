@@ -61,7 +61,7 @@ class Metrics:
     delivered: dict = field(default_factory=dict)
 
     def as_json(self) -> dict:
-        """CONTRACT.md's metrics.json shape, exactly."""
+        """docs/api.md's metrics.json shape, exactly."""
         return {
             "window": self.window,
             "since": self.since.isoformat(),

@@ -62,7 +62,7 @@ class PeerMessage(models.Model):
         OTHER = "other", "it could not be handed over"
 
     class Path(models.TextChoices):
-        """How a delivered message reached its agent (SPEC.md's delivery table)."""
+        """How a delivered message reached its agent (docs/rules.md's delivery table)."""
 
         BETWEEN_STEPS = "between_steps", "between steps"
         AS_FINISHED = "as_finished", "as it finished"
@@ -148,7 +148,7 @@ class PeerMessage(models.Model):
 
     @property
     def detail(self) -> str:
-        """CONTRACT.md's `detail`: why it waits, the path it took, or why it did not arrive."""
+        """docs/api.md's `detail`: why it waits, the path it took, or why it did not arrive."""
         if self.state == self.State.NOT_DELIVERED:
             return self.note or self.reason
         if self.reason == self.Reason.AWAITED:

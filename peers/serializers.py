@@ -1,4 +1,4 @@
-"""Peer messaging as JSON: the one shape REST and MCP answer with (CONTRACT.md)."""
+"""Peer messaging as JSON: the one shape REST and MCP answer with (docs/api.md)."""
 
 from chats.models import Chat, Entry
 from chats.serializers import chat_json, iso

@@ -1,4 +1,4 @@
-"""The built-in offline agent (CONTRACT.md, "The demo agent").
+"""The built-in offline agent (docs/demo-agent.md).
 
 It reads the person's prompt line by line; peer messages are only acknowledged,
 never obeyed, so a message cannot make it work, send or fail."""

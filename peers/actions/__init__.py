@@ -1,6 +1,6 @@
 """Every state change of peer messaging, by domain. Callers import from here.
 
-- send: the checks in SPEC.md's order, then the one write of a message
+- send: the checks in docs/rules.md's order, then the one write of a message
 - deliver: where a sent message goes next (steps, finish, turn, inbox, waiting call)
 - answers: the final-text rule
 - cancel, connect, list_read: the person's cancel and connect, the agent's calls

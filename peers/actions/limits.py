@@ -59,7 +59,7 @@ def run_counters(wanted: dict[str, list]) -> dict[str, int]:
 
 
 def check_limits(out, recipient: Chat, *, chain: str, wakes: bool, now, limits: Limits) -> None:
-    """SPEC.md's limits, in its order; the caller holds the account lock.
+    """docs/rules.md's limits, in its order; the caller holds the account lock.
 
     `out` is the send's Outgoing (who sends, and whether an agent does)."""
     counts = count_recent(out, recipient, chain=chain, now=now, limits=limits)

@@ -1,4 +1,4 @@
-"""Sending: SPEC.md's checks in its order (check_*), then one write (do_send_message).
+"""Sending: docs/rules.md's checks in its order (check_*), then one write (do_send_message).
 
 The checks return a frozen PreparedSend; do_send_message trusts it. This is
 where a send happens."""
@@ -99,7 +99,7 @@ def send(
 def check_send(
     out: Outgoing, recipient: Chat | None, *, text: str, reply_to: str | None, wait_seconds: float
 ) -> PreparedSend:
-    """SPEC.md's checks, in its order; the caller holds the account lock."""
+    """docs/rules.md's checks, in its order; the caller holds the account lock."""
     limits = current_limits()
     check_sender(out)
     check_recipient(out, recipient, limits)

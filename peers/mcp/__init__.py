@@ -1,6 +1,6 @@
 """Crosstalk's MCP server: the agent tools (a chat's agent key) and the person's
 tools (an API token), over streamable HTTP at /mcp and over stdio (mcp_stdio).
 
-A thin face (CONVENTIONS.md): it parses with the REST input models, calls the same
+A thin face (docs/rules.md): it parses with the REST input models, calls the same
 check_* functions and answers with the same JSON as structured content, plus plain
 text for the model. See docs/mcp.md."""

@@ -1,4 +1,4 @@
-"""The person's tools (an API token), each the twin of one REST route of CONTRACT.md:
+"""The person's tools (an API token), each the twin of one REST route of docs/api.md:
 
 list_peer_chats      GET /api/v1/chats, or with `chat` GET /api/v1/chats/{id}/reach
 connect_chats        POST /api/v1/connections

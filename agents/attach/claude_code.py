@@ -9,6 +9,7 @@ http hooks there, so it runs the hook command."""
 
 import os
 import shlex
+from functools import partial
 from pathlib import Path
 
 from agents.attach import gitignore
@@ -133,6 +134,32 @@ def project_key(folder: Path) -> str:
     return str(found[0]) if found else os.path.realpath(folder)
 
 
+def add_settings(ours: dict, data: dict) -> None:
+    """Crosstalk's env, tool permissions and hooks, merged into the person's settings."""
+    table(data, "env").update(ours["env"])
+    allow = table(data, "permissions").get("allow")
+    allow = allow if isinstance(allow, list) else []
+    data["permissions"]["allow"] = add_unique(allow, ALLOWED_TOOLS)
+    merge_hooks(table(data, "hooks"), ours["hooks"])
+
+
+def drop_settings(ours: dict, data: dict) -> None:
+    for name in ours["env"]:
+        prune(data, "env", name)
+    drop_items(data, ("permissions", "allow"), ALLOWED_TOOLS.__contains__)
+    if isinstance(data.get("hooks"), dict):
+        drop_hooks(data["hooks"])
+        if not data["hooks"]:
+            del data["hooks"]
+    # What earlier versions added: http hook URLs, the .mcp.json server enabled.
+    drop_items(data, ("allowedHttpHookUrls",), lambda url: HOOKS_PATH in str(url))
+    drop_items(data, ("enabledMcpjsonServers",), SERVER.__eq__)
+
+
+def drop_project_server(data: dict) -> None:
+    prune(data, "mcpServers", SERVER)
+
+
 def edits(target: Target, folder: Path) -> list[Edit]:
     project = project_key(folder)
     server = mcp_config(target)["mcpServers"][SERVER]
@@ -146,31 +173,10 @@ def edits(target: Target, folder: Path) -> list[Edit]:
         for key in {project, os.path.realpath(folder)}:
             prune(data, "projects", key, "mcpServers", SERVER)
 
-    def add_settings(data: dict) -> None:
-        table(data, "env").update(ours["env"])
-        allow = table(data, "permissions").get("allow")
-        allow = allow if isinstance(allow, list) else []
-        data["permissions"]["allow"] = add_unique(allow, ALLOWED_TOOLS)
-        merge_hooks(table(data, "hooks"), ours["hooks"])
-
-    def drop_settings(data: dict) -> None:
-        for name in ours["env"]:
-            prune(data, "env", name)
-        drop_items(data, ("permissions", "allow"), ALLOWED_TOOLS.__contains__)
-        if isinstance(data.get("hooks"), dict):
-            drop_hooks(data["hooks"])
-            if not data["hooks"]:
-                del data["hooks"]
-        # What earlier versions added: http hook URLs, the .mcp.json server enabled.
-        drop_items(data, ("allowedHttpHookUrls",), lambda url: HOOKS_PATH in str(url))
-        drop_items(data, ("enabledMcpjsonServers",), SERVER.__eq__)
-
-    def drop_project_server(data: dict) -> None:
-        prune(data, "mcpServers", SERVER)
-
+    add, drop = partial(add_settings, ours), partial(drop_settings, ours)
     return [
         Edit(user_config(), "json", add_server, drop_server, keep_empty=True),
-        Edit(folder / LOCAL_SETTINGS, "json", add_settings, drop_settings, secret=True),
+        Edit(folder / LOCAL_SETTINGS, "json", add, drop, secret=True),
         # Earlier versions put the server, key included, in the project's .mcp.json.
         Edit(
             folder / ".mcp.json",

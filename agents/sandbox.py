@@ -98,9 +98,11 @@ def jailed(argv: list[str], *, cwd: str, writable: list[Path], path: str | None)
         jail += ["--ro-bind-try", folder, folder]
     for name in ETC:
         jail += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    # The jail's own /tmp first: what is mounted below comes on top of it (a checkout,
+    # its virtualenv and hook script may live under /tmp).
+    jail += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", JAIL_TMP]
     for source in readable(argv, path):
         jail += ["--ro-bind", str(source), str(source)]
-    jail += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", JAIL_TMP]
     for folder in [Path(cwd), *writable]:
         jail += ["--bind", str(folder), str(folder)]
     var = Path(settings.VAR_DIR).resolve()

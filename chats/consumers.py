@@ -6,6 +6,8 @@ reads or sends data beyond the hint itself."""
 import asyncio
 import contextlib
 import logging
+import weakref
+from collections import defaultdict
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -26,12 +28,11 @@ SESSION_ENDED = 4001
 class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
     """Joins the signed-in person's account group and forwards each hint, while its
     session lasts: joined to its session's group too (accounts.sessions), it closes on
-    logout, and re-checks the session on any change to the account and every
-    SESSION_RECHECK_SECONDS (expiry)."""
+    logout, and re-checks the session on any change to the account; its session's
+    watch (SessionWatches) re-checks it every SESSION_RECHECK_SECONDS (expiry)."""
 
     groups_joined: tuple[str, ...] = ()
     ended = False
-    watcher: asyncio.Task | None = None
 
     async def __call__(self, scope, receive, send) -> None:
         try:
@@ -67,15 +68,15 @@ class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
         self.groups_joined = groups
         self.session_key, self.user_id = session_key, user.pk
         await self.accept()
-        self.watcher = asyncio.create_task(self.watch_session())
+        session_watches().join(self)
 
     async def may_listen(self, user) -> bool:
         return True
 
     async def disconnect(self, code: int) -> None:
         self.ended = True
-        if self.watcher is not None:
-            self.watcher.cancel()
+        if self.groups_joined:
+            session_watches().leave(self)
         for group in self.groups_joined:
             with contextlib.suppress(Exception):  # with Redis away, the membership expires
                 await self.channel_layer.group_discard(group, self.channel_name)
@@ -95,12 +96,52 @@ class AccountHintsConsumer(AsyncJsonWebsocketConsumer):
         if user_id != self.user_id:
             await self.session_end(event)
 
-    async def watch_session(self) -> None:
+
+class SessionWatches:
+    """One expiry watch per session in this process, however many of its pages are open:
+    a watch per socket was a query per socket every SESSION_RECHECK_SECONDS (1,000 pages:
+    17 a second, on the thread every request waits for; docs/benchmarks.md)."""
+
+    def __init__(self) -> None:
+        self.sockets: dict[str, set[AccountHintsConsumer]] = defaultdict(set)
+        self.tasks: dict[str, asyncio.Task] = {}
+
+    def join(self, consumer: AccountHintsConsumer) -> None:
+        key = consumer.session_key
+        self.sockets[key].add(consumer)
+        if key not in self.tasks:
+            self.tasks[key] = asyncio.create_task(self.watch(key))
+
+    def leave(self, consumer: AccountHintsConsumer) -> None:
+        key = consumer.session_key
+        sockets = self.sockets.get(key)
+        if sockets is None:
+            return
+        sockets.discard(consumer)
+        if not sockets:
+            del self.sockets[key]
+            self.tasks.pop(key).cancel()
+
+    async def watch(self, key: str) -> None:
         """The session may expire with no change to the account: look every so often."""
-        while not self.ended:
+        while self.sockets.get(key):
             await asyncio.sleep(settings.SESSION_RECHECK_SECONDS)
-            with contextlib.suppress(Exception):  # a database hiccup: look again later
-                await self.session_check({})
+            try:
+                user_id = await database_sync_to_async(session_user_id)(key)
+            except Exception as error:  # a database hiccup: look again later
+                logger.warning("Could not re-check a page's session: %s", error)
+                continue
+            for consumer in list(self.sockets.get(key, ())):
+                if user_id != consumer.user_id:
+                    await consumer.session_end({})
+
+
+# Per event loop: each test runs its own, and a task belongs to the loop that made it.
+watches_by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def session_watches() -> SessionWatches:
+    return watches_by_loop.setdefault(asyncio.get_running_loop(), SessionWatches())
 
 
 class ChatListConsumer(AccountHintsConsumer):

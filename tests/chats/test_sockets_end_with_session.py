@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.actions import do_set_password
 from chats.actions import do_prompt
-from chats.consumers import SESSION_ENDED
+from chats.consumers import SESSION_ENDED, session_watches
 from crosstalk.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -83,3 +83,23 @@ async def test_an_expired_session_closes_its_socket(owner, chat, settings):
         assert await socket.receive_output(timeout=2) == CLOSED
     finally:
         await socket.disconnect()
+
+
+async def test_the_pages_of_one_session_share_one_watch_and_close_together(owner, chat, settings):
+    settings.SESSION_RECHECK_SECONDS = 0.05
+    client = await database_sync_to_async(logged_in)(owner)
+    key = client.cookies["sessionid"].value
+    pages = [
+        await open_socket(client, "/ws/chats/"),
+        await open_socket(client, f"/ws/chats/{chat.pk}/"),
+    ]
+    try:
+        assert list(session_watches().tasks) == [key]  # one re-check for both pages
+        past = timezone.now() - timedelta(seconds=1)
+        await database_sync_to_async(Session.objects.filter(pk=key).update)(expire_date=past)
+        for page in pages:
+            assert await page.receive_output(timeout=2) == CLOSED
+    finally:
+        for page in pages:
+            await page.disconnect()
+    assert key not in session_watches().tasks

@@ -224,7 +224,7 @@ def channel_layer() -> dict:
     """In-process layer by default; channels-redis when REDIS_URL is set."""
     raw = os.environ.get("REDIS_URL", "").strip()
     if not raw:
-        return {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+        return {"BACKEND": "chats.layers.InProcessLayer"}
     if urlsplit(raw).scheme not in {"redis", "rediss", "unix"}:
         raise ImproperlyConfigured(f"REDIS_URL must start with redis://, not {raw!r}.")
     # redis-py 8's default 5 s socket timeout drops idle websocket readers.

@@ -67,7 +67,7 @@ def test_it_refuses_a_bad_redis_url(monkeypatch, url):
 
 def test_it_uses_the_in_memory_layer_without_redis(monkeypatch):
     monkeypatch.delenv("REDIS_URL", raising=False)
-    assert env.channel_layer()["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert env.channel_layer()["BACKEND"] == "chats.layers.InProcessLayer"
 
 
 def test_it_reads_a_redis_url(monkeypatch):

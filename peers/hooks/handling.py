@@ -18,6 +18,8 @@ from peers.framing import frame_all
 from peers.hooks.actions import do_attached_prompt
 from peers.hooks.clis import Cli
 from peers.hooks.payloads import Event, HookPayload
+from peers.models import PeerMessage
+from peers.selectors import waiting_for_delivery
 
 PROMPT_LINE = (
     "You can reach the other agent chats of your person through the `crosstalk` MCP "
@@ -53,20 +55,26 @@ def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 
 def after_step(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
-    if not chat.peers:
+    if not chat.peers or not has_pending(chat):
         return {}
     delivered = deliver_between_steps(chat)
     return cli.context(payload.hook_event_name, frame_all(delivered)) if delivered else {}
 
 
 def finishing(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
-    if chat.peers and not payload.stop_hook_active:
+    if chat.peers and not payload.stop_hook_active and has_pending(chat):
         delivered = deliver_as_finished(chat)
         if delivered:
             mark_kept_going(chat, len(delivered))
             return cli.block(frame_all(delivered))
     end_attached_turn(chat, final_text=payload.final_text)
     return {}
+
+
+def has_pending(chat: Chat) -> bool:
+    """Most steps find nothing: one look, without the turn lookup, transaction and row
+    locks of taking (a message sent just after it goes in at the next step or Stop)."""
+    return waiting_for_delivery(chat).filter(state=PeerMessage.State.PENDING).exists()
 
 
 def mark_kept_going(chat: Chat, count: int) -> None:

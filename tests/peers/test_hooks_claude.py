@@ -1,6 +1,8 @@
 """The Claude Code hooks endpoint, driven with the payloads the real CLI sent."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from chats.actions import claim_next_turn, do_stop_chat
 from chats.models import Chat, Entry, Turn
@@ -293,3 +295,14 @@ def test_an_attached_turn_taking_a_message_as_it_finishes_adds_no_note(claude, s
     send(sender, claude)
     assert hook(claude, CLI, sample(CLI, "Stop")).json()["decision"] == "block"
     assert not claude.entries.filter(kind=Entry.Kind.NOTICE).exists()
+
+
+def test_a_step_with_nothing_pending_costs_one_look_after_the_key(claude, sender):
+    start_prompt(claude)
+    with CaptureQueriesContext(connection) as queries:
+        response = hook(claude, CLI, sample(CLI, "PostToolUse"))
+    assert response.status_code == 200 and response.json() == {}
+    assert len(queries) == 2  # the agent key's chat; is anything pending?
+    message = send(sender, claude, "now there is")
+    response = hook(claude, CLI, sample(CLI, "PostToolUse"))
+    assert message.pk in response.json()["hookSpecificOutput"]["additionalContext"]

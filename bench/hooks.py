@@ -4,12 +4,18 @@ and the whole hook command (bin/crosstalk-hook: a new process, its stdin, one PO
 its answer), each against `manage.py serve` on a free loopback port.
 
     .venv/bin/python -m bench.hooks [--requests 1000] [--runs 100] [--warmup 50]
+    .venv/bin/python -m bench.hooks --sessions 50 [--hook-rate 20] [--send-rate 10]
+        [--seconds 20]
 
 DATABASE_URL unset: SQLite in var/bench-hooks.sqlite3. It makes an account with one
 Claude Code chat in an attached turn (its UserPromptSubmit) and measures a floor (a
 JSON 404), the endpoint (keep-alive, then a new connection per call), the bare
 interpreter start (`python -I -S -c pass`) and the command; then it stops the server
-and drops the account. Targets: endpoint p50 ≤ 20 ms, command p50 ≤ 50 ms."""
+and drops the account. Targets: endpoint p50 ≤ 20 ms, command p50 ≤ 50 ms.
+
+With --sessions N: N attached sessions post hooks at --hook-rate a second in all while
+REST sends go out at --send-rate, with nothing pending and with messages pending for the
+sessions (bench/hook_load.py). Targets: hook p99 ≤ 25 ms; sends as fast as alone."""
 
 import argparse
 import http.client
@@ -22,8 +28,12 @@ import time
 
 import django
 
+from bench import hook_load
 from bench.send import (
+    HIGH_LIMITS,
+    PYTHON,
     ROOT,
+    current_limits,
     floor_request,
     free_port,
     manage,
@@ -135,13 +145,38 @@ def drop_account(env: dict) -> None:
     manage(env, "shell", "-c", code)
 
 
+def at_scale(env: dict, args) -> None:
+    """--sessions: the peer limits raised (and put back), bench.setup's account."""
+    saved = current_limits(env)
+    manage(env, "peer_limits", *HIGH_LIMITS)
+    setup = [PYTHON, "-m", "bench.hook_load", "setup", str(args.sessions)]
+    plan = json.loads(subprocess.check_output(setup, cwd=ROOT, env=env))
+    port = free_port()
+    print(f"database {env['DATABASE_URL'].split('@')[-1]}, port {port}")
+    server = start_server(env, port, None)
+    try:
+        hook_load.measure(port, plan, args)
+    finally:
+        stop_server(server)
+        subprocess.run([PYTHON, "-m", "bench.setup", "drop"], cwd=ROOT, env=env, check=False)
+        manage(env, "peer_limits", *saved)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--sessions", type=int, help="attached sessions posting hooks at once")
+    parser.add_argument("--hook-rate", type=float, default=20, help="hooks a second, in all")
+    parser.add_argument("--hook-workers", type=int, default=8, help="keep-alive connections")
+    parser.add_argument("--send-rate", type=float, default=10, help="REST sends a second")
+    parser.add_argument("--seconds", type=float, default=20, help="each phase")
     args = parser.parse_args()
     env = server_env()
+    if args.sessions:
+        manage(env, "migrate", "--noinput", "-v0")
+        return at_scale(env, args)
     manage(env, "migrate", "--noinput", "-v0")
     drop_account(env)
     token = manage(env, "create_api_token", USER, "--create-user").strip().splitlines()[-1]

@@ -100,6 +100,7 @@ def sample_rss(pids: list[int], peaks: dict, stop: threading.Event) -> None:
 
 def run_clients(plan: dict, servers: list) -> tuple[dict, dict]:
     plan_file = ROOT / "var" / "bench-sockets-plan.json"
+    plan_file.parent.mkdir(exist_ok=True)
     plan_file.write_text(json.dumps(plan))
     pids = [server.pid for server in servers]
     before = {pid: rss_mb(pid) for pid in pids}

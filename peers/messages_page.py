@@ -17,7 +17,7 @@ from peers.models import PeerMessage
 from peers.selectors import find_messages
 from peers.serializers import words
 
-PER_PAGE = 50
+PER_PAGE = 25  # a screenful or two; 50 rows doubled the time to render the page
 SentBy = PeerMessage.SentBy
 # Who sent it: an agent, the person as themselves, the person in a chat's name.
 SENDERS = {

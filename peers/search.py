@@ -1,8 +1,9 @@
-"""Full-text search over the account's messages, best match first: PostgreSQL's
-to_tsvector over a GIN index, SQLite's FTS5 table (both made by migration 0005).
+"""Full-text search over the account's messages, best match first: PostgreSQL's stored
+tsvector column over a GIN index (migration 0009), SQLite's FTS5 table with the account
+as an indexed token (migration 0008).
 
-Words are matched whole (every word must be in the text; the last may be a prefix on
-SQLite); the person's words are data, never query syntax."""
+Words are matched whole (every word must be in the text; the last may be a prefix);
+the person's words are data, never query syntax."""
 
 import re
 
@@ -30,7 +31,9 @@ def search(messages: QuerySet, query: str, user_id: int) -> QuerySet:
 
 
 # Fixed SQL; the person's words go in only as bound parameters (S611 is about the text).
-PG_VECTOR = "to_tsvector('simple', peers_peermessage.text)"  # the index's own expression
+# The stored vector of the text (migration 0009), GIN-indexed: ranking reads it, never
+# parses the text again.
+PG_VECTOR = "peers_peermessage.text_vector"
 PG_MATCH = PG_VECTOR + " @@ to_tsquery('simple', %s)"
 PG_RANK = "ts_rank(" + PG_VECTOR + ", to_tsquery('simple', %s))"
 # SQLite: the account's hits and their bm25 (lower is better) go into a temporary table of

@@ -7,13 +7,16 @@
 Seeds like bench.admin (`seed_messages --reset`; --no-seed keeps what is there), then, as
 the busiest seeded account, times `GET /api/v1/messages?q=` and the Messages page
 `/messages/?q=` through Django's full stack in this process: a rare word, a common one,
-two words, a prefix, and a search combined with chat and state. Target: p95 ≤ 100 ms."""
+two words, a prefix, a search combined with chat and state, and a later page. Target:
+p95 ≤ 100 ms. Each line also gives this process's CPU time (the time that does not
+depend on how busy the machine is)."""
 
 import argparse
 import os
 import statistics
+import time
 
-from bench.admin import measure, setup
+from bench.admin import setup
 
 TARGET_MS = 100
 QUERIES = ["ticket4242", "port", "payment timeout", "migr", "invoice refund webhook"]
@@ -32,11 +35,32 @@ def busiest_account():
     )
 
 
-def report(label: str, times: list[float]) -> str:
-    median = statistics.median(times)
-    p95 = sorted(times)[max(0, round(0.95 * len(times)) - 1)]
-    verdict = "ok" if p95 <= TARGET_MS else "over"
-    return f"{label:<58} median {median:6.1f} ms  p95 {p95:6.1f} ms  {verdict}"
+def measure(client, url: str, repeat: int, headers: dict | None = None) -> list[tuple]:
+    """(wall ms, this process's CPU ms) per request. On a machine shared with other work
+    the wall time waits for a core; the CPU time does not (on SQLite it includes the
+    queries, which run in this process; PostgreSQL's share is only in the wall time)."""
+    for _ in range(2):  # warm: templates compiled, connection open
+        client.get(url, headers=headers or {})
+    times = []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = client.get(url, headers=headers or {})
+        times.append(((time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000))
+        assert response.status_code == 200, (url, response.status_code)
+    return times
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
+
+
+def report(label: str, times: list[tuple]) -> str:
+    wall, cpu = [t[0] for t in times], [t[1] for t in times]
+    verdict = "ok" if p95(wall) <= TARGET_MS else "over"
+    return (
+        f"{label:<44} median {statistics.median(wall):6.1f} ms  p95 {p95(wall):6.1f} ms  "
+        f"(CPU median {statistics.median(cpu):5.1f}, p95 {p95(cpu):5.1f})  {verdict}"
+    )
 
 
 def main() -> None:
@@ -50,7 +74,9 @@ def main() -> None:
     from django.test import Client
 
     from accounts.actions import do_create_api_token
+    from peers.inputs import MessageSearch
     from peers.models import PeerMessage
+    from peers.selectors import find_messages
 
     user = busiest_account()
     mine = PeerMessage.objects.filter(user=user).count()
@@ -61,16 +87,21 @@ def main() -> None:
     token = do_create_api_token(user, name="bench")[1]
     bearer = {"Authorization": f"Bearer {token}"}
     chat = user.chats.order_by("name").first()
+    for word in ("ticket4242", "port", "migr"):
+        hits = find_messages(user, MessageSearch(query=word)).count()
+        print(f"  {word!r}: {hits} hits in {user}")
     urls = [f"?q={q.replace(' ', '+')}" for q in QUERIES]
     urls.append(f"?q=port&chat={chat.pk}&state=delivered")
+    urls.append("?q=port&page=3")
     for query in urls:
         print(
             report(
-                f"/api/v1/messages{query}",
+                f"API {query}",
                 measure(api, f"/api/v1/messages{query}", args.repeat, bearer),
             )
         )
-        print(report(f"/messages/{query}", measure(page, f"/messages/{query}", args.repeat)))
+        print(report(f"page {query}", measure(page, f"/messages/{query}", args.repeat)))
+        print(f"  load {os.getloadavg()[0]:.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""Full-text search over the account's messages, best match first: PostgreSQL's
-to_tsvector over a GIN index, SQLite's FTS5 table (both made by migration 0005).
+"""Full-text search over the account's messages, best match first: PostgreSQL's stored
+tsvector column over a GIN index (migration 0009), SQLite's FTS5 table with the account
+as an indexed token (migration 0008).
 
-Words are matched whole (every word must be in the text; the last may be a prefix on
-SQLite); the person's words are data, never query syntax."""
+Words are matched whole (every word must be in the text; the last may be a prefix);
+the person's words are data, never query syntax."""
 
 import re
 
@@ -30,7 +31,9 @@ def search(messages: QuerySet, query: str, user_id: int) -> QuerySet:
 
 
 # Fixed SQL; the person's words go in only as bound parameters (S611 is about the text).
-PG_VECTOR = "to_tsvector('simple', peers_peermessage.text)"  # the index's own expression
+# The stored vector of the text (migration 0009), GIN-indexed: ranking reads it, never
+# parses the text again.
+PG_VECTOR = "peers_peermessage.text_vector"
 PG_MATCH = PG_VECTOR + " @@ to_tsquery('simple', %s)"
 PG_RANK = "ts_rank(" + PG_VECTOR + ", to_tsquery('simple', %s))"
 # SQLite: the account's hits and their bm25 (lower is better) go into a temporary table of
@@ -39,8 +42,9 @@ PG_RANK = "ts_rank(" + PG_VECTOR + ", to_tsquery('simple', %s))"
 LITE_HITS = [
     "DROP TABLE IF EXISTS temp.message_hits",
     "CREATE TEMP TABLE message_hits (id INTEGER PRIMARY KEY, score REAL)",
-    "INSERT INTO temp.message_hits SELECT rowid, bm25(peers_peermessage_fts) "
-    "FROM peers_peermessage_fts WHERE peers_peermessage_fts MATCH %s AND user_id = %s",
+    # The account is an indexed token (migration 0008): FTS5 intersects it with the words.
+    "INSERT INTO temp.message_hits SELECT rowid, bm25(peers_peermessage_fts, 1.0, 0.0) "
+    "FROM peers_peermessage_fts WHERE peers_peermessage_fts MATCH %s",
 ]
 LITE_MATCH = "peers_peermessage.rowid IN (SELECT id FROM temp.message_hits)"
 LITE_RANK = "(SELECT score FROM temp.message_hits WHERE id = peers_peermessage.rowid)"
@@ -56,10 +60,10 @@ def postgres(messages: QuerySet, words: list[str]) -> QuerySet:
 
 def sqlite(messages: QuerySet, words: list[str], user_id: int) -> QuerySet:
     quoted = ['"' + word.replace('"', '""') + '"' for word in words]
-    match = " ".join(quoted) + "*"
+    match = f'owner : "u{int(user_id)}" AND text : (' + " ".join(quoted) + "*)"
     with connection.cursor() as cursor:
         for statement in LITE_HITS:
-            cursor.execute(statement, [match, user_id] if "%s" in statement else [])
+            cursor.execute(statement, [match] if "%s" in statement else [])
     matches = RawSQL(LITE_MATCH, [], output_field=BooleanField())  # noqa: S611
     rank = RawSQL(LITE_RANK, [], output_field=FloatField())  # noqa: S611
     return messages.filter(matches).annotate(rank=rank).order_by("rank", "-created_at")

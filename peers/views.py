@@ -16,6 +16,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views import View
 from django_htmx.http import trigger_client_event
 
@@ -81,7 +82,12 @@ def trail(message: PeerMessage) -> str:
     seconds = (message.delivered_at - message.created_at).total_seconds()
     took = f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.0f} min"
     woke = f"woke {message.to_chat.name}, then " if message.woke and message.to_chat else ""
-    return f"Sent, {woke}delivered {took} later"
+    sent, delivered = clock(message.created_at), clock(message.delivered_at)
+    return f"Sent {sent}, {woke}delivered {delivered} ({took} later)"
+
+
+def clock(moment) -> str:
+    return timezone.localtime(moment).strftime("%H:%M:%S")
 
 
 def present_answer(answer: PeerMessage, chat: Chat) -> PeerMessage:

@@ -339,58 +339,43 @@ document.addEventListener("click", function (event) {
   });
 })();
 
-// Desktop notifications, opt-in: when more messages wait for the person (held until they
-// write) than a moment ago, the browser says so, once for every tab (one tag).
+// A message whose state changes while the page is open (pending → delivered, queued →
+// cancelled…): its card, refetched in place, marks the new state for a moment, so a state
+// is seen even when the next push follows within a second. Cards that arrive later than
+// the page are new to the person, so their state is marked too.
 (function () {
-  const KEY = "crosstalk-notify";
-  let last = null;
+  const MARK_MS = 4000;
+  const known = new Map(); // element id → the state last shown
+  const changedAt = new Map(); // element id → when its state changed in front of the person
+  let firstLoad = true;
+  let sweep = null;
 
-  function button() {
-    return document.getElementById("notify-toggle");
-  }
-
-  function on() {
-    return localStorage.getItem(KEY) === "on" && Notification.permission === "granted";
-  }
-
-  function show() {
-    const toggle = button();
-    if (!toggle) return;
-    toggle.hidden = false;
-    toggle.setAttribute("aria-pressed", on() ? "true" : "false");
-    toggle.textContent = on() ? "Notifications on" : "Notify me";
-  }
-
-  function check() {
-    const counter = document.getElementById("waiting-for-you");
-    if (!counter) return;
-    const count = parseInt(counter.dataset.count || "0", 10);
-    if (last !== null && count > last && on()) {
-      const words = count === 1 ? "1 message waits" : count + " messages wait";
-      new Notification("Crosstalk: " + words + " for you", {
-        body: "Held until you write to its chat.",
-        tag: "crosstalk-waiting",
-      });
-    }
-    last = count;
-  }
-
-  if (!("Notification" in window)) return;
-  document.addEventListener("DOMContentLoaded", function () {
-    show();
-    check();
-  });
-  document.addEventListener("htmx:afterSettle", check);
-  document.addEventListener("click", function (event) {
-    if (event.target !== button()) return;
-    if (on()) {
-      localStorage.setItem(KEY, "off");
-      show();
-      return;
-    }
-    Notification.requestPermission().then(function (permission) {
-      localStorage.setItem(KEY, permission === "granted" ? "on" : "off");
-      show();
+  function mark() {
+    const now = Date.now();
+    document.querySelectorAll("[data-state][id]").forEach(function (card) {
+      const was = known.get(card.id);
+      if (!firstLoad && was !== card.dataset.state) changedAt.set(card.id, now);
+      known.set(card.id, card.dataset.state);
+      const at = changedAt.get(card.id);
+      card.classList.toggle("state-changed", at !== undefined && now - at < MARK_MS);
     });
-  });
+    firstLoad = false;
+    if (changedAt.size && sweep === null) sweep = setTimeout(unmark, MARK_MS);
+  }
+
+  function unmark() {
+    sweep = null;
+    const now = Date.now();
+    changedAt.forEach(function (at, id) {
+      if (now - at < MARK_MS) return;
+      changedAt.delete(id);
+      const card = document.getElementById(id);
+      if (card) card.classList.remove("state-changed");
+    });
+    if (changedAt.size) sweep = setTimeout(unmark, 500);
+  }
+
+  document.addEventListener("DOMContentLoaded", mark);
+  document.addEventListener("htmx:afterSettle", mark);
+  document.addEventListener("htmx:oobAfterSwap", mark);
 })();

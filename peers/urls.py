@@ -4,8 +4,8 @@ from peers import messages_page, views
 
 # Every /chats/<id>/ route (the chat page, the Peers tab, Cancel) is in crosstalk.chat_urls.
 urlpatterns = [
-    path("messages/", messages_page.MessagesView.as_view(), name="messages"),
-    path("messages/rows/", messages_page.MessageRowsView.as_view(), name="messages-rows"),
+    path("messages/", messages_page.messages, name="messages"),
+    path("messages/rows/", messages_page.message_rows, name="messages-rows"),
     path("activity/", views.activity, name="activity"),
     path("activity/rows/", views.activity_rows, name="activity-rows"),
 ]

@@ -30,6 +30,8 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     runners.check_may_run(user, agent=spec.agent, folder=spec.folder)
     if (problem := runners.why_folder_refused(spec.folder)) is not None:
         raise Refusal("invalid_input", problem)
+    if (problem := agent_kinds.why_mode_refused(spec.agent, spec.permission_mode)) is not None:
+        raise Refusal("invalid_input", problem)
     # Said now rather than by a failed first turn: no folder here, no CLI installed.
     problem = agent_kinds.why_not_ready(spec.agent, folder=spec.folder, command=spec.command)
     if problem is not None:
@@ -61,6 +63,9 @@ def name_taken(user, name: str, *, exclude: str | None = None) -> bool:
 
 def check_update_chat(user, chat: Chat, *, spec: ChatUpdate) -> Chat:
     changes = spec.model_dump(exclude_none=True)
+    mode = changes.get("permission_mode", "")
+    if (problem := agent_kinds.why_mode_refused(chat.agent, mode)) is not None:
+        raise Refusal("invalid_input", problem)
     if "name" in changes and name_taken(user, changes["name"], exclude=chat.pk):
         raise Refusal("name_taken", f"You already have a chat named {changes['name']!r}.")
     return do_update_chat(chat, **changes)

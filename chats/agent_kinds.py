@@ -7,6 +7,8 @@ only between turns."""
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from chats.models import Chat
+
 
 @dataclass(frozen=True, slots=True)
 class Takes:
@@ -49,3 +51,51 @@ def why_not_ready(kind: str, *, folder: str, command: str) -> str | None:
     """Why a new chat of this kind could not run here (no folder, no CLI), or None."""
     check = _checks.get(kind)
     return check(folder=folder, command=command) if check else None
+
+
+# kind → (its permission modes, the one a blank mode means). The adapters declare
+# them; a kind with none takes no mode.
+_modes: dict[str, tuple[tuple[str, ...], str]] = {}
+
+
+def declare_modes(kind: str, modes: tuple[str, ...], default: str = "") -> None:
+    _modes[kind] = (tuple(modes), default)
+
+
+def permission_modes(kind: str) -> tuple[str, ...]:
+    return _modes.get(kind, ((), ""))[0]
+
+
+def default_mode(kind: str) -> str:
+    return _modes.get(kind, ((), ""))[1]
+
+
+def why_mode_refused(kind: str, mode: str) -> str | None:
+    """Why a chat of this kind cannot take this permission mode ("permission_mode:
+    sentence", naming the valid ones), or None; blank is always its default."""
+    if not mode:
+        return None
+    modes, label = permission_modes(kind), label_of(kind)
+    if not modes:
+        return f"permission_mode: a {label} chat takes no permission mode; leave it blank."
+    if mode not in modes:
+        valid = ", ".join(modes)
+        blank = default_mode(kind)
+        return (
+            f"permission_mode: a {label} chat's permission mode is one of {valid} (blank: {blank})."
+        )
+    return None
+
+
+def label_of(kind: str) -> str:
+    return dict(Chat.Agent.choices).get(kind, kind)
+
+
+def modes_help() -> str:
+    """The permission modes of every kind that has them, in one line (the form's help)."""
+    parts = [
+        f"{label_of(kind)}: {', '.join(modes)}"
+        for kind, (modes, _default) in _modes.items()
+        if modes
+    ]
+    return " · ".join(parts)

@@ -1,8 +1,9 @@
-"""The chat pages: thin views over chats.actions and chats.selectors.
+"""The chat pages: thin function views over chats.actions and chats.selectors.
 
-chats routes the chat list and the header; the chat page and its conversation
-are routed by peers, whose subclasses add the cards and the Peers tab (peers
-sits above chats), as are the switch and Stop, which carry peers rules.
+chats owns the chat list, the header and the composer; the chat page itself is
+composed by peers (peers.chat_page), which adds the cards and the Peers tab
+(peers sits above chats) from these parts' contexts. Every /chats/<id>/ route
+is listed in one table, crosstalk/chat_urls.py.
 
 Live parts of a page are partials of the page's own template; they refetch on
 the hints chats.consumers forwards. Actions answer htmx with HX-Trigger
@@ -10,14 +11,15 @@ events, so every live part refreshes the same way whether the hint came over
 the socket or with the response."""
 
 from django import forms
-from django.contrib.auth.mixins import LoginRequiredMixin
+from django.contrib.auth.decorators import login_required
 from django.db.models import Case, F, When
 from django.db.models.functions import Lower
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views import View
+from django.views.decorators.http import require_http_methods, require_safe
 from django_htmx.http import trigger_client_event
 
+from chats import agent_kinds
 from chats.actions import check_create_chat, check_prompt
 from chats.inputs import ChatCreate, parse
 from chats.models import Chat
@@ -36,14 +38,8 @@ class NewChatForm(forms.Form):
     branch = forms.CharField(required=False)
     agent = forms.ChoiceField(choices=Chat.Agent.choices, initial=Chat.Agent.DEMO)
     model = forms.CharField(required=False, help_text="Blank: the CLI's own default.")
-    permission_mode = forms.CharField(
-        required=False,
-        label="Permission mode",
-        help_text=(
-            "Claude Code: default, acceptEdits, plan, bypassPermissions · Codex: read-only, "
-            "workspace-write, danger-full-access · Gemini: default, auto_edit, yolo, plan"
-        ),
-    )
+    # A <select> of each agent's modes; check_create_chat judges the pair.
+    permission_mode = forms.CharField(required=False, label="Permission mode")
     folder = forms.CharField(
         required=False, label="Working folder", help_text="An absolute path on this machine."
     )
@@ -53,6 +49,40 @@ class NewChatForm(forms.Form):
         help_text="It gets each turn's prompt on stdin; what it prints is the answer.",
     )
     peers = forms.BooleanField(required=False, label="Agent-to-agent messaging")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # The adapters declare the modes when the app loads, after this module is read.
+        mode = self.fields["permission_mode"]
+        mode.widget = ModeSelect(agent=self["agent"].value())
+        mode.help_text = f"Blank: the CLI's own default. {agent_kinds.modes_help()}"
+
+
+class ModeSelect(forms.Select):
+    """One <optgroup data-agent="kind"> per agent kind with modes. A script
+    (static/crosstalk/new_chat.js) shows only the chosen agent's; without it all
+    show, and a mode of another agent is refused by the server, naming the valid ones."""
+
+    template_name = "chats/widgets/mode_select.html"
+
+    def __init__(self, *, agent: str) -> None:
+        super().__init__()
+        self.agent = agent
+
+    def get_context(self, name: str, value, attrs) -> dict:
+        context = super().get_context(name, value, attrs)
+        context["widget"]["groups"] = [
+            {
+                "kind": kind,
+                "label": agent_kinds.label_of(kind),
+                "default": agent_kinds.default_mode(kind),
+                "modes": modes,
+                "chosen": value if kind == self.agent else None,
+            }
+            for kind in Chat.Agent.values
+            if (modes := agent_kinds.permission_modes(kind))
+        ]
+        return context
 
 
 class PromptForm(forms.Form):
@@ -92,28 +122,28 @@ def chat_cards(user) -> list[Chat]:
     return list(chats.order_by(running, F("last_ran_at").desc(nulls_last=True), Lower("name")))
 
 
-class ChatListView(LoginRequiredMixin, View):
-    template_name = "chats/list.html"
-
-    def get(self, request: HttpRequest) -> HttpResponse:
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def chat_list(request: HttpRequest) -> HttpResponse:
+    """GET: the chat list with the New chat form; POST: the form."""
+    if request.method == "GET":
         form = NewChatForm(initial={"peers": request.user.peers_for_new_chats})
-        return self.show(request, form)
+        return show_chat_list(request, form)
+    form = NewChatForm(request.POST)
+    if form.is_valid():
+        try:
+            spec = parse(ChatCreate, form.cleaned_data)
+            chat, _agent_key = check_create_chat(request.user, spec=spec)
+        except Refusal as refusal:
+            add_refusal(form, refusal)
+        else:
+            return redirect("chat-page", chat_id=chat.pk)
+    return show_chat_list(request, form)
 
-    def post(self, request: HttpRequest) -> HttpResponse:
-        form = NewChatForm(request.POST)
-        if form.is_valid():
-            try:
-                spec = parse(ChatCreate, form.cleaned_data)
-                chat, _agent_key = check_create_chat(request.user, spec=spec)
-            except Refusal as refusal:
-                add_refusal(form, refusal)
-            else:
-                return redirect("chat-page", chat_id=chat.pk)
-        return self.show(request, form)
 
-    def show(self, request: HttpRequest, form: NewChatForm) -> HttpResponse:
-        context = {"chats": chat_cards(request.user), "form": form}
-        return render(request, self.template_name, context)
+def show_chat_list(request: HttpRequest, form: NewChatForm) -> HttpResponse:
+    context = {"chats": chat_cards(request.user), "form": form}
+    return render(request, "chats/list.html", context)
 
 
 def switch_chats(user) -> list[Chat]:
@@ -121,75 +151,53 @@ def switch_chats(user) -> list[Chat]:
     return list(Chat.objects.filter(user=user).order_by("-updated_at", Lower("name")))
 
 
-class ChatLinksView(LoginRequiredMixin, View):
+@login_required
+@require_safe
+def chat_links(request: HttpRequest) -> HttpResponse:
     """The quick switcher's list (Ctrl+K) and the chat page's rail, refetched live."""
-
-    def get(self, request: HttpRequest) -> HttpResponse:
-        chat = Chat.objects.filter(user=request.user, pk=request.GET.get("current", "")).first()
-        context = {"switch_chats": switch_chats(request.user), "chat": chat}
-        return render(request, "chats/_chat_links.html", context)
+    chat = Chat.objects.filter(user=request.user, pk=request.GET.get("current", "")).first()
+    context = {"switch_chats": switch_chats(request.user), "chat": chat}
+    return render(request, "chats/_chat_links.html", context)
 
 
-class ChatRowsView(LoginRequiredMixin, View):
-    def get(self, request: HttpRequest) -> HttpResponse:
-        context = {"chats": chat_cards(request.user)}
-        return render(request, "chats/list.html#rows", context)
+@login_required
+@require_safe
+def chat_rows(request: HttpRequest) -> HttpResponse:
+    return render(request, "chats/list.html#rows", {"chats": chat_cards(request.user)})
 
 
-class ChatView(LoginRequiredMixin, View):
-    """One chat's page or one of its partials; subclasses (peers) extend get_context."""
-
-    template_name = ""
-
-    def get(self, request: HttpRequest, chat_id: str) -> HttpResponse:
-        chat = chat_or_404(request, chat_id)
-        return render(request, self.template_name, self.get_context(request, chat))
-
-    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
-        return {"chat": chat, "can_stop": chat.status in STOPPABLE}
+def header_context(chat: Chat) -> dict:
+    return {"chat": chat, "can_stop": chat.status in STOPPABLE}
 
 
-class HeaderView(ChatView):
-    template_name = "chats/chat.html#header"
+def conversation_context(chat: Chat) -> dict:
+    """The header's parts and the latest entries; peers adds the cards."""
+    return {**header_context(chat), "entries": get_latest_entries(chat, limit=ENTRIES_SHOWN)}
 
 
-class ConversationView(ChatView):
-    template_name = "chats/chat.html#conversation"
+@login_required
+@require_safe
+def chat_header(request: HttpRequest, chat_id: str) -> HttpResponse:
+    chat = chat_or_404(request, chat_id)
+    return render(request, "chats/chat.html#header", header_context(chat))
 
-    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
-        entries = get_latest_entries(chat, limit=ENTRIES_SHOWN)
-        return {**super().get_context(request, chat), "entries": entries}
+
+def prompt_chat(request: HttpRequest, chat: Chat) -> tuple[bool, PromptForm]:
+    """The composer's POST: whether the prompt went, and the form to show next."""
+    form = PromptForm(request.POST)
+    if not form.is_valid():  # only bad bytes (a NUL): check_prompt judges the rest
+        return False, form
+    text, send_queued = form.cleaned_data["text"], form.cleaned_data["send_queued"]
+    try:
+        check_prompt(chat, text=text, send_queued=send_queued)
+    except Refusal as refusal:
+        # Every prompt refusal (empty_message, …) is about the text.
+        form.add_error("text", refusal.message)
+        return False, form
+    return True, PromptForm()
 
 
-class ChatPageView(ConversationView):
-    """The chat page; POST is the composer (a prompt to the chat)."""
-
-    template_name = "chats/chat.html"
-
-    def get_context(self, request: HttpRequest, chat: Chat) -> dict:
-        context = {"prompt_form": PromptForm(), **super().get_context(request, chat)}
-        return {**context, "switch_chats": switch_chats(request.user)}
-
-    def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
-        chat = chat_or_404(request, chat_id)
-        form = PromptForm(request.POST)
-        if not form.is_valid():  # only bad bytes (a NUL): check_prompt judges the rest
-            return self.composer_with_errors(request, chat, form)
-        text, send_queued = form.cleaned_data["text"], form.cleaned_data["send_queued"]
-        try:
-            check_prompt(chat, text=text, send_queued=send_queued)
-        except Refusal as refusal:
-            # Every prompt refusal (empty_message, …) is about the text.
-            form.add_error("text", refusal.message)
-            return self.composer_with_errors(request, chat, form)
-        if not request.htmx:
-            return redirect("chat-page", chat_id=chat.pk)
-        context = {**self.get_context(request, chat), "prompt_form": PromptForm()}
-        response = render(request, "chats/chat.html#composer", context)
-        return trigger_client_event(response, f"live-entry-{chat.pk}")
-
-    def composer_with_errors(self, request, chat: Chat, form: PromptForm) -> HttpResponse:
-        context = {**self.get_context(request, chat), "prompt_form": form}
-        # htmx swaps only 2xx answers, so the refusal comes back as a 200 form.
-        name = "chats/chat.html#composer" if request.htmx else self.template_name
-        return render(request, name, context)
+def composer(request: HttpRequest, chat: Chat, form: PromptForm, *, sent: bool) -> HttpResponse:
+    """The composer partial after a POST (htmx swaps only 2xx: a refusal is a 200 form)."""
+    response = render(request, "chats/chat.html#composer", {"chat": chat, "prompt_form": form})
+    return trigger_client_event(response, f"live-entry-{chat.pk}") if sent else response

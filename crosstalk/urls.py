@@ -17,10 +17,10 @@ urlpatterns = [
         name="peers-admin-metrics",
     ),
     path("", include("accounts.urls")),
-    path("", include("agents.urls")),
     path("api/v1/", api_urls),
-    path("", include("peers.urls")),
     path("", include("chats.urls")),
+    path("", include("peers.urls")),
+    path("", include("crosstalk.chat_urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.
     re_path(r"^api/v1/.*$", chats.api.api_not_found),
 ]

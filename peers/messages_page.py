@@ -3,11 +3,11 @@ path and who sent it, searched by its words (peers.search), paginated and live."
 
 from urllib.parse import urlencode
 
-from django.contrib.auth.mixins import LoginRequiredMixin
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views import View
+from django.views.decorators.http import require_safe
 
 from chats import views as chat_views
 from chats.refusals import Refusal
@@ -61,50 +61,54 @@ def rows_page(messages, number):
     return page
 
 
-class MessagesView(LoginRequiredMixin, View):
-    template_name = "peers/messages.html"
+def messages_context(request: HttpRequest) -> dict:
+    chat = chat_or_404(request, request.GET["chat"]) if request.GET.get("chat") else None
+    filters = {
+        "state": chosen(request, "state", PeerMessage.State.values),
+        "path": chosen(request, "path", PeerMessage.Path.values),
+        "sender": chosen(request, "sender", SENDERS),
+    }
+    query = request.GET.get("q", "").strip()
+    spec = MessageSearch(
+        chat=chat.pk if chat else None, state=filters["state"] or None, query=query
+    )
+    error = ""
+    try:
+        messages = find_messages(request.user, spec)
+    except Refusal as refusal:
+        error, messages = refusal.message, PeerMessage.objects.none()
+    if filters["path"]:
+        messages = messages.filter(path=filters["path"])
+    if filters["sender"]:
+        messages = messages.filter(**SENDERS[filters["sender"]][1])
+    page = rows_page(messages, request.GET.get("page"))
+    return {
+        "page": page,
+        "chosen": chat,
+        "q": query,
+        "error": error,
+        **filters,
+        "states": PeerMessage.State.choices,
+        "paths": PeerMessage.Path.choices,
+        "senders": [(key, label) for key, (label, _) in SENDERS.items()],
+        "chats": chat_views.account_chats(request.user),
+        "query": query_string(chat, query, filters),
+    }
 
-    def get(self, request: HttpRequest) -> HttpResponse:
-        chat = chat_or_404(request, request.GET["chat"]) if request.GET.get("chat") else None
-        filters = {
-            "state": chosen(request, "state", PeerMessage.State.values),
-            "path": chosen(request, "path", PeerMessage.Path.values),
-            "sender": chosen(request, "sender", SENDERS),
-        }
-        query = request.GET.get("q", "").strip()
-        spec = MessageSearch(
-            chat=chat.pk if chat else None, state=filters["state"] or None, query=query
-        )
-        error = ""
-        try:
-            messages = find_messages(request.user, spec)
-        except Refusal as refusal:
-            error, messages = refusal.message, PeerMessage.objects.none()
-        if filters["path"]:
-            messages = messages.filter(path=filters["path"])
-        if filters["sender"]:
-            messages = messages.filter(**SENDERS[filters["sender"]][1])
-        page = rows_page(messages, request.GET.get("page"))
-        context = {
-            "page": page,
-            "chosen": chat,
-            "q": query,
-            "error": error,
-            **filters,
-            "states": PeerMessage.State.choices,
-            "paths": PeerMessage.Path.choices,
-            "senders": [(key, label) for key, (label, _) in SENDERS.items()],
-            "chats": chat_views.account_chats(request.user),
-            "query": query_string(chat, query, filters),
-        }
-        return render(request, self.template_name, context)
+
+@login_required
+@require_safe
+def messages(request: HttpRequest) -> HttpResponse:
+    return render(request, "peers/messages.html", messages_context(request))
+
+
+@login_required
+@require_safe
+def message_rows(request: HttpRequest) -> HttpResponse:
+    return render(request, "peers/messages.html#rows", messages_context(request))
 
 
 def query_string(chat, query: str, filters: dict) -> str:
     """The filter as a query string for the pager and the live refetch ("" or "a=b&")."""
     parts = {"chat": chat.pk if chat else "", "q": query, **filters}
     return "".join(f"{urlencode({key: value})}&" for key, value in parts.items() if value)
-
-
-class MessageRowsView(MessagesView):
-    template_name = "peers/messages.html#rows"

@@ -32,6 +32,22 @@ class SecondsToDeliver(models.Func):
         return [sql for sql, _ in parts], [p for _, params in parts for p in params]
 
 
+class PeerMessageQuerySet(models.QuerySet):
+    """The message states the pages, the delivery and the waiting calls share, each
+    defined once here (and as the properties of the same names on PeerMessage)."""
+
+    def waiting(self):
+        """Sent and not taken yet (pending or queued); what Cancel can take back."""
+        return self.filter(state__in=WAITING_STATES)
+
+    def held(self):
+        """Held until the person writes to the chat it is for."""
+        return self.filter(state=PeerMessage.State.QUEUED, reason=PeerMessage.Reason.HELD)
+
+    def not_held(self):
+        return self.exclude(reason=PeerMessage.Reason.HELD)
+
+
 class PeerMessage(models.Model):
     class SentBy(models.TextChoices):
         AGENT = "agent", "Agent"
@@ -109,6 +125,8 @@ class PeerMessage(models.Model):
     state_changed_at = models.DateTimeField()
     delivered_at = models.DateTimeField(null=True, blank=True)
 
+    objects = PeerMessageQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
@@ -143,6 +161,19 @@ class PeerMessage(models.Model):
         return self.id
 
     @property
+    def is_waiting(self) -> bool:
+        return self.state in WAITING_STATES
+
+    @property
+    def is_cancellable(self) -> bool:
+        # Only what has not arrived can be taken back: exactly the waiting ones.
+        return self.is_waiting
+
+    @property
+    def is_held(self) -> bool:
+        return self.state == self.State.QUEUED and self.reason == self.Reason.HELD
+
+    @property
     def answered(self) -> bool:
         return self.answer_id is not None
 
@@ -154,6 +185,9 @@ class PeerMessage(models.Model):
         if self.reason == self.Reason.AWAITED:
             return self.Path.WAITING_CALL
         return self.path or self.reason
+
+
+WAITING_STATES = (PeerMessage.State.PENDING, PeerMessage.State.QUEUED)
 
 
 class Limits(models.Model):

@@ -85,12 +85,12 @@ def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
 
     An answer a call is still waiting for is the call's; once its wait is over
     (the waiting process may have died) it reaches the chat like any other."""
-    query = Q(state=State.PENDING) | Q(state=State.QUEUED)
+    waiting = PeerMessage.objects.waiting()
     if not include_held:
-        query &= ~Q(reason=Reason.HELD)
+        waiting = waiting.not_held()
     awaited = Q(reason=Reason.AWAITED, reply_to__waiting_until__gt=timezone.now())
     return (
-        PeerMessage.objects.filter(query, to_chat=chat)
+        waiting.filter(to_chat=chat)
         .exclude(awaited)
         .select_related("from_chat", "reply_to")
         .order_by("created_at", "id")

@@ -46,8 +46,10 @@ def adapter_for(chat: Chat) -> Adapter:
 def declare_what_each_kind_takes() -> None:
     """peers routes by chats.agent_kinds.takes(kind); each adapter's `takes` is the source.
 
-    Each also says, when a chat is created, whether one of its kind could run here."""
+    Each also lists its permission modes (the ones chats accepts) and says, when a chat
+    is created, whether one of its kind could run here."""
     for kind, adapter in ADAPTERS.items():
         agent_kinds.declare(kind, adapter.takes)
+        agent_kinds.declare_modes(kind, adapter.permission_modes, adapter.default_permission_mode)
         if hasattr(adapter, "why_not_ready"):
             agent_kinds.declare_check(kind, adapter.why_not_ready)

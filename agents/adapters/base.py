@@ -56,6 +56,10 @@ class TurnContext:
 class Adapter:
     # What a running turn of this kind takes: between its steps, as it finishes.
     takes = Takes()
+    # The permission modes a chat of this kind may take and the one blank means;
+    # chats refuses any other at creation (chats.agent_kinds.why_mode_refused).
+    permission_modes: tuple[str, ...] = ()
+    default_permission_mode = ""
     # The runner itself offers messages as the turn finishes (the demo); a CLI's Stop hook
     # does that inside its process, so the runner does not.
     takes_messages_as_finished = False

@@ -23,11 +23,12 @@ from agents.adapters.events import (
     Trouble,
     json_line,
 )
+from agents.attach import claude_code as attach_claude_code
 from chats.agent_kinds import Takes
 from chats.models import Chat
+from peers.hooks.clis import CLIS as HOOK_CLIS
 
 BYPASS_MODES = {"bypassPermissions"}
-DEFAULT_MODE = "default"
 # An MCP server still connecting is not missing (yet); any other status but connected is.
 MCP_FINE = {"connected", "pending"}
 
@@ -46,10 +47,15 @@ class ClaudeCodeAgent(CliAdapter):
         "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS",
     )  # fmt: skip
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    permission_modes = ("default", "acceptEdits", "plan", "bypassPermissions")
+    default_permission_mode = "default"
+    # Its attach files (agents.attach) and its hooks' event names and answers (peers.hooks).
+    attach = attach_claude_code
+    hooks = HOOK_CLIS["claude-code"]
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat
-        mode = chat.permission_mode or DEFAULT_MODE
+        mode = self.permission_mode(chat)
         argv = [run.binary, "-p", "--output-format", "stream-json", "--verbose"]
         # Its tokens as events too: a model that streams shows progress (TURN_STALL_SECONDS).
         argv += ["--include-partial-messages"]

@@ -27,6 +27,7 @@ from agents.adapters.events import Event
 from agents.adapters.judge import Watchdog, failure_reason, host_of
 from agents.adapters.output import TurnOutput
 from agents.adapters.setup import HostedSetup, chat_folder, hosted_setup
+from agents.attach import AttachConfig
 from agents.dbthread import in_db_thread
 from agents.launch import Launch, build, why_not_launchable
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
@@ -86,6 +87,13 @@ class CliAdapter(Adapter):
     talks_to_model = True
     # The server's variables its provider reads (names or PREFIX_*): passed on to it.
     providers: tuple[str, ...] = ()
+    # Where its settings go, under the chat's folder ("": that folder itself).
+    config_subfolder = ""
+    # Everything else one CLI needs, named here so its adapter is its one home: the
+    # module that writes its attach files and hooks (agents.attach.<cli>), and its
+    # hooks' event names, payload and answers (peers.hooks.clis).
+    attach = None
+    hooks = None
 
     # What a subclass says -------------------------------------------------------
 
@@ -94,6 +102,18 @@ class CliAdapter(Adapter):
 
     def env(self, run: HostedRun) -> dict[str, str]:
         return {}
+
+    def prepare_home(self, folder: Path, config: AttachConfig, setup: HostedSetup) -> None:
+        """Anything more its settings folder needs before the attach files go in."""
+
+    def permission_mode(self, chat: Chat) -> str:
+        """The chat's mode, blank its default; one it cannot take (a row older than
+        the check at creation) fails the turn rather than run with another."""
+        mode = chat.permission_mode or self.default_permission_mode
+        if mode not in self.permission_modes:
+            valid = ", ".join(self.permission_modes)
+            raise AgentUnavailable(f"permission mode {mode!r} is not one of {valid}")
+        return mode
 
     def stdin(self, run: HostedRun) -> str | None:
         """The turn's input reaches every CLI on stdin, never on its command line."""
@@ -163,7 +183,7 @@ class CliAdapter(Adapter):
             raise AgentUnavailable(problem)
         binary, workdir = self.binary(ctx.chat), self.workdir(ctx.chat)
         key = await in_db_thread(do_issue_turn_key)(ctx.turn)
-        setup = await in_db_thread(hosted_setup)(ctx.chat, key=key)
+        setup = await in_db_thread(hosted_setup)(ctx.chat, self, key=key)
         run = HostedRun(ctx.chat, binary, ctx.input, setup, workdir)
         attempt = await self.attempt(ctx, run, key)
         if (note := self.lost_session(ctx.chat, attempt.outcome)) is not None:

@@ -8,7 +8,11 @@ Its stream: `thread.started{thread_id}`, `item.started/completed` of
 succeed: notes, not failures), then `turn.completed` or `turn.failed`. Whether
 the turn failed is decided by that last event and the exit status."""
 
+import json
+import os
+import shutil
 import tomllib
+from pathlib import Path
 
 from django.conf import settings
 
@@ -25,9 +29,13 @@ from agents.adapters.events import (
     shorten,
 )
 from agents.adapters.judge import host_of
+from agents.adapters.setup import HostedSetup
+from agents.attach import AttachConfig
+from agents.attach import codex as attach_codex
 from agents.process import ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
+from peers.hooks.clis import CLIS as HOOK_CLIS
 
 # What it prints while it cannot reach the model (and retries, forever when offline).
 RECONNECTING = "Reconnecting..."
@@ -35,9 +43,6 @@ RECONNECTING = "Reconnecting..."
 NOTE_CHARS = 500
 # On stderr when an MCP server could not be reached (its URL follows).
 MCP_FAILED = "worker quit with fatal"
-
-SANDBOXES = {"read-only", "workspace-write", "danger-full-access"}
-DEFAULT_SANDBOX = "workspace-write"
 
 
 class CodexAgent(CliAdapter):
@@ -50,10 +55,17 @@ class CodexAgent(CliAdapter):
     default_model_host = "api.openai.com"
     providers = ("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*")
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    # Its sandbox: headless, approvals are off and the sandbox is the limit.
+    permission_modes = ("read-only", "workspace-write", "danger-full-access")
+    default_permission_mode = "workspace-write"
+    # Its own CODEX_HOME per chat: its sessions live there, so `exec resume` finds them.
+    config_subfolder = "codex-home"
+    attach = attach_codex
+    hooks = HOOK_CLIS["codex"]
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat
-        sandbox = chat.permission_mode if chat.permission_mode in SANDBOXES else DEFAULT_SANDBOX
+        sandbox = self.permission_mode(chat)
         # Headless: never ask for an approval nobody can give; the sandbox is the limit.
         options = ["--json", "--skip-git-repo-check", "-c", 'approval_policy="never"']
         options += ["-c", f'sandbox_mode="{sandbox}"', *run.setup.argv_extra]
@@ -63,6 +75,12 @@ class CodexAgent(CliAdapter):
         if chat.session_id:
             return [run.binary, "exec", "resume", *options, "--", chat.session_id, "-"]
         return [run.binary, "exec", *options, "--", "-"]
+
+    def prepare_home(self, folder: Path, config: AttachConfig, setup: HostedSetup) -> None:
+        setup.env["CODEX_HOME"] = str(folder)
+        seed_codex_home(folder)
+        # Crosstalk's settings go on the command line, above the operator's config.toml.
+        setup.argv_extra += codex_overrides(config.files.pop("config.toml", ""))
 
     def parse(self, line: str) -> list[Event]:
         return parse_codex_line(line)
@@ -84,6 +102,42 @@ class CodexAgent(CliAdapter):
             if MCP_FAILED in line and ours in line:
                 return f"the crosstalk MCP server at {ours} could not be reached"
         return ""
+
+
+# What the operator's own Codex home lends each chat's: its provider settings and login.
+CODEX_SHARED = ("config.toml", "auth.json")
+
+
+def operator_codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+
+
+def seed_codex_home(home: Path) -> None:
+    """Copy in the operator's config.toml (its model provider) and login, when newer."""
+    own = operator_codex_home()
+    for name in CODEX_SHARED:
+        source, target = own / name, home / name
+        if not source.is_file() or source.resolve() == target.resolve():
+            continue
+        if not target.exists() or source.stat().st_mtime > target.stat().st_mtime:
+            shutil.copyfile(source, target)
+            target.chmod(0o600)
+
+
+def codex_overrides(toml: str) -> list[str]:
+    """A config.toml as `-c dotted.key=value` flags (TOML values; JSON writes them alike)."""
+    flags = []
+    for dotted, value in flatten(tomllib.loads(toml)):
+        flags += ["-c", f"{dotted}={json.dumps(value)}"]
+    return flags
+
+
+def flatten(table: dict, prefix: str = ""):
+    for name, value in table.items():
+        if isinstance(value, dict):
+            yield from flatten(value, f"{prefix}{name}.")
+        else:
+            yield f"{prefix}{name}", value
 
 
 def parse_codex_line(line: str) -> list[Event]:

@@ -21,12 +21,12 @@ from agents.adapters.events import (
     json_line,
     shorten,
 )
+from agents.attach import gemini as attach_gemini
 from agents.process import ProcessOutcome
 from chats.agent_kinds import Takes
 from chats.models import Chat
+from peers.hooks.clis import CLIS as HOOK_CLIS
 
-APPROVAL_MODES = {"default", "auto_edit", "yolo", "plan"}
-DEFAULT_APPROVAL = "default"
 # On stderr when it ignores the settings Crosstalk wrote (its tools and hooks with them).
 SETTINGS_SKIPPED = "Skipping system settings file"
 # A warning's note keeps its first line only (a blocked agent's carries a whole message).
@@ -42,10 +42,16 @@ class GeminiAgent(CliAdapter):
     default_model_host = "generativelanguage.googleapis.com"
     providers = ("GEMINI_*", "GOOGLE_*")
     takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    # Its approval mode.
+    permission_modes = ("default", "auto_edit", "yolo", "plan")
+    default_permission_mode = "default"
+    # Its attach files (agents.attach) and its hooks' event names and answers (peers.hooks).
+    attach = attach_gemini
+    hooks = HOOK_CLIS["gemini"]
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat
-        mode = chat.permission_mode if chat.permission_mode in APPROVAL_MODES else DEFAULT_APPROVAL
+        mode = self.permission_mode(chat)
         # --skip-trust: a headless run cannot answer the trust-this-folder question.
         # The prompt comes on stdin; NAME=VALUE: no value can be read as an option.
         argv = [run.binary, "--output-format", "stream-json"]

@@ -37,7 +37,7 @@ def cancel_message(user: User, message_id: str) -> PeerMessage:
                 "already_delivered",
                 "The message already reached its agent; send another to correct it.",
             )
-        if message.state in (State.PENDING, State.QUEUED):
+        if message.is_cancellable:
             do_cancel_message(message)
     return message
 

@@ -109,8 +109,7 @@ def message_groups(message: PeerMessage) -> list[str]:
         groups.append(events.message_group(message.pk))
     if message.reply_to_id and message.reason == PeerMessage.Reason.AWAITED:
         groups.append(events.message_group(message.reply_to_id))  # the answer it waits for
-    waits = message.state in (PeerMessage.State.PENDING, PeerMessage.State.QUEUED)
-    if message.to_chat_id and waits and message.reason != PeerMessage.Reason.HELD:
+    if message.to_chat_id and message.is_waiting and message.reason != PeerMessage.Reason.HELD:
         groups.append(events.inbox_group(message.to_chat_id))
     return groups
 

@@ -1,60 +1,12 @@
-"""What the pages show of peers beside chats' own parts: how many messages wait for
-a chat, how many wait for the person, and the activity log in words."""
-
-from datetime import timedelta
+"""Filters the pages use to show peers beside chats' own parts: a count from a mapping
+(peers.context_processors computes the counts) and the activity log in words."""
 
 from django import template
-from django.db.models import Count, Q
-from django.utils import timezone
 
 from peers.models import Activity, PeerMessage
 from peers.refusal_words import refused_words
 
 register = template.Library()
-State = PeerMessage.State
-WAITING = Q(state__in=[State.PENDING, State.QUEUED])
-HELD = Q(state=State.QUEUED, reason=PeerMessage.Reason.HELD)
-
-
-@register.simple_tag(takes_context=True)
-def waiting_counts(context) -> dict[str, int]:
-    """Per chat of the account: messages sent to it that its agent has not taken yet."""
-    user = context["request"].user
-    rows = (
-        PeerMessage.objects.filter(WAITING, user=user, to_chat__isnull=False)
-        .values("to_chat")
-        .annotate(n=Count("id"))
-    )
-    return {row["to_chat"]: row["n"] for row in rows}
-
-
-@register.simple_tag(takes_context=True)
-def held_for_you_count(context) -> int:
-    """Messages held until the person writes to their chat (the page title counts them)."""
-    request = context.get("request")
-    if request is None or not request.user.is_authenticated:
-        return 0
-    return PeerMessage.objects.filter(HELD, user=request.user).count()
-
-
-ASKS_SHOWN = 10
-
-
-@register.simple_tag(takes_context=True)
-def asks_for_you(context) -> list[PeerMessage]:
-    """The newest messages of the last day addressed to the person rather than a chat (a
-    chat asking them, an answer to what they sent): the page notifies each once."""
-    request = context.get("request")
-    if request is None or not request.user.is_authenticated:
-        return []
-    since = timezone.now() - timedelta(days=1)
-    return list(
-        PeerMessage.objects.filter(
-            user=request.user, to_chat__isnull=True, from_chat__isnull=False, created_at__gte=since
-        )
-        .select_related("from_chat")
-        .order_by("-created_at")[:ASKS_SHOWN]
-    )
 
 
 @register.filter

@@ -35,7 +35,7 @@ def test_it_creates_a_chat_and_shows_its_agent_key_once(runner_owner, owner_api,
             "branch": "feat/cart",
             "agent": "codex",
             "model": "gpt-5",
-            "permission_mode": "plan",
+            "permission_mode": "read-only",
             "folder": str(tmp_path),
         },
     )

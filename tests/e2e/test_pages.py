@@ -302,3 +302,27 @@ def test_opted_in_notifications_say_when_a_message_is_held_for_you(
         assert "1 message waits for you" in page.evaluate("window.shown[0]")
     finally:
         watcher.close()
+
+
+ENABLED_MODES = """select => [...select.options]
+    .filter(option => !option.disabled && !(option.parentElement.disabled))
+    .map(option => option.value)"""
+
+
+def test_the_new_chat_form_offers_only_the_chosen_agents_permission_modes(context):
+    page = context.new_page()
+    page.goto("/chats/")
+    page.select_option("#id_agent", "codex")
+    codex = ["", "read-only", "workspace-write", "danger-full-access"]
+    assert page.eval_on_selector("#id_permission_mode", ENABLED_MODES) == codex
+    page.select_option("#id_permission_mode", "danger-full-access")
+    # Another agent: a mode of the one before is never sent with it.
+    page.select_option("#id_agent", "gemini")
+    assert page.eval_on_selector("#id_permission_mode", ENABLED_MODES) == [
+        "", "default", "auto_edit", "yolo", "plan",
+    ]  # fmt: skip
+    expect(page.locator("#id_permission_mode")).to_have_value("")
+    page.select_option("#id_permission_mode", "yolo")
+    page.fill("#id_name", "modes-in-a-browser")
+    page.click("#new-chat button[type=submit]")
+    page.wait_for_url(re.compile(r"/chats/chat_\w+/$"))

@@ -1,0 +1,46 @@
+"""Every route under /chats/<id>/, in one table: chats' header, peers' page, tab,
+forms and Cancel, agents' attach panel. The id converter never matches "rows"
+(chats' own /chats/rows/), so this table and the app tables may be included in
+any order."""
+
+from django.urls import include, path, register_converter
+
+from agents import views as agent_views
+from chats import views as chat_views
+from peers import chat_page
+from peers import views as peer_views
+
+
+class ChatIdConverter:
+    """A chat's id as it appears in a path: one segment, never the chat list's "rows"."""
+
+    regex = r"(?!rows/)[^/]+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return str(value)
+
+
+register_converter(ChatIdConverter, "chat_id")
+
+chat_routes = [
+    path("", chat_page.chat_page, name="chat-page"),
+    path("header/", chat_views.chat_header, name="chat-header"),
+    path("conversation/", chat_page.conversation, name="chat-conversation"),
+    # GET is the Peers tab; POST is the switch (from the tab and the ⋯ menu).
+    path("peers/", chat_page.peers_tab, name="chat-peers"),
+    path("peers/live/", chat_page.peers_live, name="chat-peers-live"),
+    path("peers/connect/", chat_page.connect, name="peers-connect"),
+    path("peers/send/", chat_page.send, name="peers-send"),
+    path("stop/", peer_views.stop_chat, name="chat-stop"),
+    path(
+        "messages/<str:message_id>/cancel/",
+        peer_views.cancel_message,
+        name="peers-cancel",
+    ),
+    path("attach/", agent_views.AttachPanelView.as_view(), name="attach-panel"),
+]
+
+urlpatterns = [path("chats/<chat_id:chat_id>/", include(chat_routes))]

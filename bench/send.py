@@ -104,7 +104,7 @@ def run(conn, request, n: int) -> list[float]:
         response = conn.getresponse()
         data = response.read()
         latencies.append(time.perf_counter() - started)
-        if response.status != expected:
+        if response.status != expected or (path == "/mcp" and mcp_failed(data)):
             raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}; see {SERVER_LOG}")
     return latencies
 
@@ -123,6 +123,46 @@ def bare_request(account: dict):
     headers = {"Content-Type": "application/json"}
     path = f"/bench/insert?user={account['user']}"
     return lambda i: ("POST", path, json.dumps({"i": i}), headers, 201)
+
+
+class McpSession:
+    """MessageChat over streamable HTTP at /mcp, the same send as the REST row: one
+    session opened once (initialize), then one tools/call per request."""
+
+    ACCEPT = "application/json, text/event-stream"
+
+    def __init__(self, conn, account: dict) -> None:
+        self.conn, self.account = conn, account
+        self.headers = {
+            "Authorization": f"Bearer {account['key']}",
+            "Content-Type": "application/json",
+            "Accept": self.ACCEPT,
+        }
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        }
+        response = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        self.headers["Mcp-Session-Id"] = response.getheader("mcp-session-id")
+        response.read()
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}).read()
+
+    def post(self, body: dict):
+        self.conn.request("POST", "/mcp", json.dumps(body), self.headers)
+        return self.conn.getresponse()
+
+    def request(self, i: int):
+        arguments = {"to": self.account["recipient"], "text": f"bench message {i}"}
+        arguments["waitSeconds"] = 0
+        call = {"name": "MessageChat", "arguments": arguments}
+        body = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": call}
+        return "POST", "/mcp", json.dumps(body), self.headers, 200
+
+
+def mcp_failed(data: bytes) -> bool:
+    """A tools/call answered with an error (in band, as MCP does) is a failed send."""
+    return b'"isError":true' in data or b'"error"' in data
 
 
 def floor_request(i: int):
@@ -158,13 +198,18 @@ def measure(port: int, account: dict, args) -> dict:
     run(conn, send, args.warmup)
     if args.profile:
         return summary("send", *timed(conn, send, args.requests))
+    mcp = McpSession(conn, account).request
     run(conn, bare, args.warmup)
+    run(conn, mcp, args.warmup)
     # The floor: a JSON 404 from the API catch-all, through the same stack, no database.
     summary("floor", *timed(conn, floor_request, args.requests))
     bare_row = summary("bare", *timed(conn, bare, args.requests))
     send_row = summary("send", *timed(conn, send, args.requests))
+    mcp_row = summary("mcp", *timed(conn, mcp, args.requests))
     ratio = send_row["per_second"] / bare_row["per_second"]
     print(f"send/bare throughput: {ratio:.0%} (target ≥ 50%); send p99 target ≤ 25 ms")
+    rest_mcp = send_row["per_second"] / mcp_row["per_second"]
+    print(f"REST/MCP throughput: {rest_mcp:.2f} (target ≥ 1.00)")
     conn.close()
     return send_row
 

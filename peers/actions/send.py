@@ -15,11 +15,17 @@ from chats import actions as chat_actions
 from chats.idempotency import note_work
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
-from peers.actions.limits import check_limits
+from peers.actions.limits import (
+    StaleLimits,
+    cached_limits,
+    check_limits,
+    fresh_limits,
+    limits_current,
+)
 from peers.actions.locking import lock_for_send
 from peers.actions.record import publish_message, record, record_refusal
 from peers.delivery_table import Route, route_for
-from peers.limits import current_limits, pair_key
+from peers.limits import pair_key
 from peers.models import Activity, Limits, PeerMessage
 from peers.selectors import is_reachable, reach_since
 
@@ -99,8 +105,31 @@ def send(
 def check_send(
     out: Outgoing, recipient: Chat | None, *, text: str, reply_to: str | None, wait_seconds: float
 ) -> PreparedSend:
-    """docs/rules.md's checks, in its order; the caller holds the account lock."""
-    limits = current_limits()
+    """docs/rules.md's checks, in its order; the caller holds the account lock.
+
+    They run on this process's copy of the limits; when it turns out stale (checked
+    in the counters statement, and again before any refusal), on the saved row."""
+    limits = cached_limits()
+    for _ in range(3):
+        try:
+            return checked_send(out, recipient, limits, text, reply_to, wait_seconds)
+        except StaleLimits:
+            pass
+        except Refusal:
+            if limits_current(limits):
+                raise
+        limits = fresh_limits()
+    return checked_send(out, recipient, limits, text, reply_to, wait_seconds)
+
+
+def checked_send(
+    out: Outgoing,
+    recipient: Chat | None,
+    limits: Limits,
+    text: str,
+    reply_to: str | None,
+    wait_seconds: float,
+) -> PreparedSend:
     check_sender(out)
     check_recipient(out, recipient, limits)
     check_text(text, limits)

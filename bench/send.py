@@ -1,15 +1,16 @@
-"""How fast is one send? POST /api/v1/agent/messages (no wait) against a bare Django
-view that does one INSERT, on one keep-alive connection, on whatever DATABASE_URL
-and REDIS_URL say (DATABASE_URL unset: SQLite in var/bench.sqlite3, so the dev
-database is left alone).
+"""How fast is one send? POST /api/v1/agent/messages (no wait), and the same send as
+MCP's MessageChat tool at /mcp, against a bare Django view that does one INSERT, on
+one keep-alive connection, on whatever DATABASE_URL and REDIS_URL say (DATABASE_URL
+unset: SQLite in var/bench.sqlite3, so the dev database is left alone).
 
     .venv/bin/python -m bench.send [--requests 2000] [--warmup 200] [--profile FILE]
+    .venv/bin/python -m bench.send --fill 10000   # first vs last 1,000 sends of an hour
 
 It migrates, makes a bench account with two reachable chats (the recipient
 stopped, so each message is held and no turn runs), raises the limits with
 `manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
 (Daphne) on a free loopback port with bench.settings (its own URLconf) and DEBUG=false, measures
-a floor (a JSON 404, no database), the bare view and the send, stops the server
+a floor (a JSON 404, no database), the bare view, the send and the MCP send, stops the server
 and drops the bench account. With --profile only sends are made, each profiled
 inside the server (bench/profiled_serve.py, pyinstrument); the call tree is printed."""
 
@@ -36,6 +37,7 @@ HIGH_LIMITS = [
     "chain_without_you=10000",
     "wakes_per_hour=10000",
 ]
+BLOCK = 1000  # --fill compares the first and the last this many sends
 
 
 def server_env() -> dict:
@@ -192,9 +194,20 @@ def timed(conn, request, n: int) -> tuple[list[float], float]:
     return latencies, time.perf_counter() - started
 
 
+def fill(conn, account: dict, n: int) -> dict:
+    """n sends into an empty hour: does the last block cost what the first did?"""
+    latencies = run(conn, send_request(account), n)
+    first = summary("first", latencies[:BLOCK], sum(latencies[:BLOCK]))
+    last = summary("last", latencies[-BLOCK:], sum(latencies[-BLOCK:]))
+    print(f"last/first mean latency: {last['mean_ms'] / first['mean_ms']:.2f} (target ≈ 1.00)")
+    return last
+
+
 def measure(port: int, account: dict, args) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     send, bare = send_request(account), bare_request(account)
+    if args.fill:
+        return fill(conn, account, args.fill)
     run(conn, send, args.warmup)
     if args.profile:
         return summary("send", *timed(conn, send, args.requests))
@@ -235,6 +248,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument(
+        "--fill",
+        type=int,
+        help="only sends: this many into an empty hour, first vs last 1,000 (e.g. 10000)",
+    )
     parser.add_argument(
         "--profile", help="profile each send inside the server (pyinstrument); tree to this file"
     )

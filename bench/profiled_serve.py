@@ -24,12 +24,12 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from peers import api_views
+    from peers import waiting
 
     profiling = os.environ.get("BENCH_TIMING_ONLY") != "1"
     totals = {"sends": 0, "seconds": 0.0, "queries": 0, "sql_seconds": 0.0}
     sessions = []
-    send_as_agent = api_views.send_as_agent
+    send_now = waiting.send_now
 
     def timed_query(execute, sql, params, many, context):
         started = time.perf_counter()
@@ -39,12 +39,12 @@ def main() -> None:
             totals["queries"] += 1
             totals["sql_seconds"] += time.perf_counter() - started
 
-    def profiled(caller, spec):
+    def profiled(sender, **send):
         profiler = start_profiler() if profiling else None
         started = time.perf_counter()
         try:
             with connection.execute_wrapper(timed_query):
-                return send_as_agent(caller, spec)
+                return send_now(sender, **send)
         finally:
             totals["sends"] += 1
             totals["seconds"] += time.perf_counter() - started
@@ -52,7 +52,7 @@ def main() -> None:
                 sessions.append(profiler.stop())
 
     # The bench's own instruments: each caller looks these names up when it calls.
-    api_views.send_as_agent = profiled
+    waiting.send_now = profiled
     for module, name in PARTS:
         time_part(totals, module, name)
     try:
@@ -66,8 +66,7 @@ def main() -> None:
 # Parts of a send timed on their own (wall time, no profiler), where the caller finds them.
 PARTS = [
     ("chats.api", "caller_for_secret"),  # its own trip to a thread, before the send's
-    ("peers.actions.send", "lock_recipient"),
-    ("peers.actions.send", "current_limits"),
+    ("peers.actions.send", "lock_for_send"),
     ("peers.actions.send", "running_turn"),
     ("peers.actions.send", "check_limits"),
     ("peers.actions.send", "do_send_message"),
@@ -116,7 +115,7 @@ def render(sessions) -> str:
 
 def from_the_send(records):
     for stack, seconds in records:
-        first = next((i for i, f in enumerate(stack) if f.startswith("send_as_agent\x00")), None)
+        first = next((i for i, f in enumerate(stack) if f.startswith("send_now\x00")), None)
         if first is not None:
             yield stack[first:], seconds
 

@@ -1,15 +1,16 @@
-"""How fast is one send? POST /api/v1/agent/messages (no wait) against a bare Django
-view that does one INSERT, on one keep-alive connection, on whatever DATABASE_URL
-and REDIS_URL say (DATABASE_URL unset: SQLite in var/bench.sqlite3, so the dev
-database is left alone).
+"""How fast is one send? POST /api/v1/agent/messages (no wait), and the same send as
+MCP's MessageChat tool at /mcp, against a bare Django view that does one INSERT, on
+one keep-alive connection, on whatever DATABASE_URL and REDIS_URL say (DATABASE_URL
+unset: SQLite in var/bench.sqlite3, so the dev database is left alone).
 
     .venv/bin/python -m bench.send [--requests 2000] [--warmup 200] [--profile FILE]
+    .venv/bin/python -m bench.send --fill 10000   # first vs last 1,000 sends of an hour
 
 It migrates, makes a bench account with two reachable chats (the recipient
 stopped, so each message is held and no turn runs), raises the limits with
 `manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
 (Daphne) on a free loopback port with bench.settings (its own URLconf) and DEBUG=false, measures
-a floor (a JSON 404, no database), the bare view and the send, stops the server
+a floor (a JSON 404, no database), the bare view, the send and the MCP send, stops the server
 and drops the bench account. With --profile only sends are made, each profiled
 inside the server (bench/profiled_serve.py, pyinstrument); the call tree is printed."""
 
@@ -36,6 +37,8 @@ HIGH_LIMITS = [
     "chain_without_you=10000",
     "wakes_per_hour=10000",
 ]
+BLOCK = 1000  # --fill compares the first and the last this many sends
+START_SECONDS = 120  # a loaded machine (other jobs on the same cores) starts Daphne slowly
 
 
 def server_env() -> dict:
@@ -75,7 +78,7 @@ def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
     # Its log (a warning per floor 404) goes to a file, not between the figures.
     with SERVER_LOG.open("w") as log:
         server = subprocess.Popen([PYTHON, *serve], cwd=ROOT, env=env, stdout=log, stderr=log)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -83,7 +86,7 @@ def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
         except OSError:
             time.sleep(0.1)
     server.terminate()
-    raise SystemExit(f"the server did not start listening within 30 s; see {SERVER_LOG}")
+    raise SystemExit(f"the server did not listen within {START_SECONDS} s; see {SERVER_LOG}")
 
 
 def stop_server(server: subprocess.Popen) -> None:
@@ -104,7 +107,7 @@ def run(conn, request, n: int) -> list[float]:
         response = conn.getresponse()
         data = response.read()
         latencies.append(time.perf_counter() - started)
-        if response.status != expected:
+        if response.status != expected or (path == "/mcp" and mcp_failed(data)):
             raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}; see {SERVER_LOG}")
     return latencies
 
@@ -123,6 +126,46 @@ def bare_request(account: dict):
     headers = {"Content-Type": "application/json"}
     path = f"/bench/insert?user={account['user']}"
     return lambda i: ("POST", path, json.dumps({"i": i}), headers, 201)
+
+
+class McpSession:
+    """MessageChat over streamable HTTP at /mcp, the same send as the REST row: one
+    session opened once (initialize), then one tools/call per request."""
+
+    ACCEPT = "application/json, text/event-stream"
+
+    def __init__(self, conn, account: dict) -> None:
+        self.conn, self.account = conn, account
+        self.headers = {
+            "Authorization": f"Bearer {account['key']}",
+            "Content-Type": "application/json",
+            "Accept": self.ACCEPT,
+        }
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        }
+        response = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        self.headers["Mcp-Session-Id"] = response.getheader("mcp-session-id")
+        response.read()
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}).read()
+
+    def post(self, body: dict):
+        self.conn.request("POST", "/mcp", json.dumps(body), self.headers)
+        return self.conn.getresponse()
+
+    def request(self, i: int):
+        arguments = {"to": self.account["recipient"], "text": f"bench message {i}"}
+        arguments["waitSeconds"] = 0
+        call = {"name": "MessageChat", "arguments": arguments}
+        body = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": call}
+        return "POST", "/mcp", json.dumps(body), self.headers, 200
+
+
+def mcp_failed(data: bytes) -> bool:
+    """A tools/call answered with an error (in band, as MCP does) is a failed send."""
+    return b'"isError":true' in data or b'"error"' in data
 
 
 def floor_request(i: int):
@@ -152,19 +195,35 @@ def timed(conn, request, n: int) -> tuple[list[float], float]:
     return latencies, time.perf_counter() - started
 
 
+def fill(conn, account: dict, n: int) -> dict:
+    """n sends into an empty hour: does the last block cost what the first did?"""
+    latencies = run(conn, send_request(account), n)
+    first = summary("first", latencies[:BLOCK], sum(latencies[:BLOCK]))
+    last = summary("last", latencies[-BLOCK:], sum(latencies[-BLOCK:]))
+    print(f"last/first mean latency: {last['mean_ms'] / first['mean_ms']:.2f} (target ≈ 1.00)")
+    return last
+
+
 def measure(port: int, account: dict, args) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     send, bare = send_request(account), bare_request(account)
+    if args.fill:
+        return fill(conn, account, args.fill)
     run(conn, send, args.warmup)
     if args.profile:
         return summary("send", *timed(conn, send, args.requests))
+    mcp = McpSession(conn, account).request
     run(conn, bare, args.warmup)
+    run(conn, mcp, args.warmup)
     # The floor: a JSON 404 from the API catch-all, through the same stack, no database.
     summary("floor", *timed(conn, floor_request, args.requests))
     bare_row = summary("bare", *timed(conn, bare, args.requests))
     send_row = summary("send", *timed(conn, send, args.requests))
+    mcp_row = summary("mcp", *timed(conn, mcp, args.requests))
     ratio = send_row["per_second"] / bare_row["per_second"]
     print(f"send/bare throughput: {ratio:.0%} (target ≥ 50%); send p99 target ≤ 25 ms")
+    rest_mcp = send_row["per_second"] / mcp_row["per_second"]
+    print(f"REST/MCP throughput: {rest_mcp:.2f} (target ≥ 1.00)")
     conn.close()
     return send_row
 
@@ -190,6 +249,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument(
+        "--fill",
+        type=int,
+        help="only sends: this many into an empty hour, first vs last 1,000 (e.g. 10000)",
+    )
     parser.add_argument(
         "--profile", help="profile each send inside the server (pyinstrument); tree to this file"
     )

@@ -8,7 +8,10 @@ from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-INSERT = "INSERT INTO peers_activity (user_id, action, detail, created_at) VALUES (%s, %s, %s, %s)"
+INSERT = (
+    "INSERT INTO peers_activity (user_id, action, detail, count, created_at)"
+    " VALUES (%s, %s, %s, 1, %s)"
+)
 
 
 @csrf_exempt

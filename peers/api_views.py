@@ -8,10 +8,9 @@ no worker thread and no database connection meanwhile."""
 
 from typing import Annotated
 
-from asgiref.sync import sync_to_async
 from ninja import Field, Router, Status
 
-from chats.api import AgentKey, Caller, PersonToken, page
+from chats.api import AgentKey, PersonToken, page
 from chats.inputs import ChatUpdate, Limit, Offset
 from chats.outputs import ChatOut, Page, problems
 from chats.selectors import access_chat
@@ -25,7 +24,6 @@ from peers.inputs import (
     SeenInput,
     parse,
 )
-from peers.models import PeerMessage
 from peers.outputs import ActivityOut, EntryOut, MessageOut, ReachableChat, SentOut
 from peers.selectors import access_message, account_activity, find_messages, reach_of
 from peers.serializers import (
@@ -36,8 +34,6 @@ from peers.serializers import (
     message_json,
     sent_json,
 )
-
-LONGEST_POLL = 60
 
 
 def links_to_the_message(status: int) -> dict:
@@ -75,19 +71,6 @@ def read_chat(request, chat_id: str, limit: int = 20):
     return listing([entry_json(entry) for entry in entries])
 
 
-def send_as_agent(caller: Caller, spec: MessageChatInput) -> PeerMessage:
-    message = actions.check_send_message(
-        caller.chat,
-        to=spec.to,
-        text=spec.text,
-        reply_to=spec.reply_to,
-        wait_seconds=spec.wait_seconds,
-    )
-    if message.waiting_until is not None:
-        waiting.release_connection()  # none held while it waits
-    return message
-
-
 @agent.post(
     "/agent/messages",
     response={201: SentOut, **problems(400, 401, 403, 404, 409, 413, 429)},
@@ -95,8 +78,7 @@ def send_as_agent(caller: Caller, spec: MessageChatInput) -> PeerMessage:
 )
 async def message_chat(request, spec: MessageChatInput):
     """MessageChat; with wait_seconds the call returns the answer if it comes in time."""
-    message = await sync_to_async(send_as_agent)(request.auth, spec)
-    message, answer = await waiting.wait_for_answer(message)
+    message, answer = await waiting.send_and_wait(request.auth.chat, **spec.model_dump())
     return Status(201, sent_json(message, answer))
 
 
@@ -104,10 +86,7 @@ async def message_chat(request, spec: MessageChatInput):
 async def inbox(request, wait: Seconds = 0):
     """Messages to this chat not yet seen and not held, oldest first; long-polls `wait`
     seconds (at most 60) for the first one."""
-    chat = request.auth.chat
-    await sync_to_async(actions.check_peers_on)(chat)
-    wait = min(max(wait, 0.0), LONGEST_POLL)
-    messages = await waiting.wait_for_inbox(chat, wait=wait)
+    messages = await waiting.poll_inbox(request.auth.chat, wait=wait)
     return listing([message_json(message) for message in messages])
 
 

@@ -103,17 +103,27 @@ async def until[T](check: Callable[[], T | None], *, group: str, seconds: float)
 # What waits ------------------------------------------------------------------
 
 
+LONGEST_POLL = 60  # seconds an inbox long-poll waits at most
+
+
 async def send_and_wait(
     sender: Chat, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
 ) -> tuple[PeerMessage, PeerMessage | None]:
-    """MessageChat: send, then wait for the answer if the send asked to; raises Refusal."""
-    send = released(
-        lambda: actions.check_send_message(
-            sender, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds
-        )
+    """MessageChat, for REST, MCP and the runner alike: the send in a DB thread, then
+    the wait for its answer if the send asked for one (check_send clamps it), holding
+    no thread and no connection meanwhile; raises Refusal."""
+    message = await sync_to_async(send_now)(
+        sender, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds
     )
-    message = await sync_to_async(send)()
     return await wait_for_answer(message)
+
+
+def send_now(sender: Chat, **send) -> PeerMessage:
+    """The send itself; its connection is given back only when a wait follows."""
+    message = actions.check_send_message(sender, **send)
+    if message.waiting_until is not None:
+        release_connection()
+    return message
 
 
 async def wait_for_answer(message: PeerMessage) -> tuple[PeerMessage, PeerMessage | None]:
@@ -142,6 +152,18 @@ def end_wait(message: PeerMessage, answer: PeerMessage | None):
         answer = actions.end_wait(message)
     message.refresh_from_db()
     return message, answer
+
+
+def check_inbox_poll(chat: Chat, wait: float) -> float:
+    """A chat's inbox long-poll: refused when its switch is off; the wait, clamped."""
+    actions.check_peers_on(chat)
+    return min(max(wait, 0.0), LONGEST_POLL)
+
+
+async def poll_inbox(chat: Chat, *, wait: float) -> list[PeerMessage]:
+    """The agent's inbox (REST and MCP): checked, then as wait_for_inbox."""
+    wait = await sync_to_async(check_inbox_poll)(chat, wait)
+    return await wait_for_inbox(chat, wait=wait)
 
 
 async def wait_for_inbox(chat: Chat, *, wait: float) -> list[PeerMessage]:

@@ -10,7 +10,7 @@ from django.utils import timezone
 from chats.models import Chat
 from chats.refusals import Refusal
 from peers.actions.record import record
-from peers.limits import pair_key
+from peers.limits import current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage
 
 BEFORE_ANYTHING = datetime(2000, 1, 1, tzinfo=UTC)
@@ -26,12 +26,59 @@ COUNTERS = {
     "wakes": "user_id = %s AND created_at >= %s AND woke = %s",
     "chain": "chain = %s AND sent_by = %s",
 }
+# Which limit each counter is held to: a count stops there (LIMIT), so a window
+# fuller than its limit costs what a window at the limit does.
+BOUNDS = {
+    "chat_hour": "chat_per_hour",
+    "pair_window": "pair_per_window",
+    "pair_without_you": "pair_without_you",
+    "wakes": "wakes_per_hour",
+    "chain": "chain_without_you",
+}
 
 
-def count_recent(out, recipient: Chat, *, chain: str, now, limits: Limits) -> dict[str, int]:
-    """Every counter this send is held to, in one query."""
+class StaleLimits(Exception):  # noqa: N818 (a signal, not an error)
+    """An admin changed the limits since this process read them: check again."""
+
+
+# This process's copy of the limits row. A send checks that it is still current in
+# its counters statement, so an admin's change holds from the next send on, without
+# a statement of its own on every send.
+CACHED: list[Limits] = []
+
+
+def cached_limits() -> Limits:
+    return CACHED[0] if CACHED else fresh_limits()
+
+
+def fresh_limits() -> Limits:
+    CACHED[:] = [current_limits()]
+    return CACHED[0]
+
+
+def limits_current(limits: Limits) -> bool:
+    """Is `limits` still the row admins last saved? (one query; a refusal's path only)"""
+    sql, params = current_clause(limits)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + sql, params)
+        return bool(cursor.fetchone()[0])
+
+
+def current_clause(limits: Limits) -> tuple[str, list]:
+    table = connection.ops.quote_name(Limits._meta.db_table)
+    if limits.updated_at is None:  # never saved: the defaults hold while no row exists
+        return f"NOT EXISTS (SELECT 1 FROM {table} WHERE id = 1)", []  # noqa: S608
+    stamp = connection.ops.adapt_datetimefield_value(limits.updated_at)
+    return f"EXISTS (SELECT 1 FROM {table} WHERE id = 1 AND updated_at = %s)", [stamp]  # noqa: S608
+
+
+def count_recent(
+    out, recipient: Chat, *, chain: str, wakes: bool, now, limits: Limits
+) -> dict[str, int]:
+    """Every counter this send is held to, in one query; StaleLimits if `limits` is
+    no longer the saved row."""
     hour_ago = now - timedelta(hours=1)
-    wanted = {"wakes": [out.user.pk, hour_ago, True]}
+    wanted = {"wakes": [out.user.pk, hour_ago, True]} if wakes else {}
     sender = out.from_chat
     if sender is not None:
         pair = pair_key(sender.pk, recipient.pk)
@@ -44,25 +91,33 @@ def count_recent(out, recipient: Chat, *, chain: str, now, limits: Limits) -> di
             wanted["pair_without_you"] = [pair, since, AGENT]
     if out.by_agent:
         wanted["chain"] = [chain, AGENT]
-    return run_counters(wanted)
+    counts, current = run_counters(wanted, limits)
+    if not current:
+        raise StaleLimits
+    return counts
 
 
-def run_counters(wanted: dict[str, list]) -> dict[str, int]:
+def run_counters(wanted: dict[str, list], limits: Limits) -> tuple[dict[str, int], bool]:
     table = connection.ops.quote_name(PeerMessage._meta.db_table)
-    selects = [f"(SELECT COUNT(*) FROM {table} WHERE {COUNTERS[name]})" for name in wanted]  # noqa: S608
+    bounded = "(SELECT COUNT(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT %s) AS c)"
+    selects = [bounded.format(table, COUNTERS[name]) for name in wanted]
     adapt = connection.ops.adapt_datetimefield_value
-    params = [adapt(p) if isinstance(p, datetime) else p for ps in wanted.values() for p in ps]
+    params = []
+    for name, values in wanted.items():
+        params += [adapt(p) if isinstance(p, datetime) else p for p in values]
+        params.append(getattr(limits, BOUNDS[name]))
+    clause, clause_params = current_clause(limits)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(selects), params)
-        row = cursor.fetchone()
-    return dict(zip(wanted, row, strict=True))
+        cursor.execute("SELECT " + ", ".join([*selects, clause]), params + clause_params)
+        *row, current = cursor.fetchone()
+    return dict(zip(wanted, row, strict=True)), bool(current)
 
 
 def check_limits(out, recipient: Chat, *, chain: str, wakes: bool, now, limits: Limits) -> None:
     """docs/rules.md's limits, in its order; the caller holds the account lock.
 
     `out` is the send's Outgoing (who sends, and whether an agent does)."""
-    counts = count_recent(out, recipient, chain=chain, now=now, limits=limits)
+    counts = count_recent(out, recipient, chain=chain, wakes=wakes, now=now, limits=limits)
     for code, over, sentence in refusals(counts, recipient=recipient, wakes=wakes, limits=limits):
         if over:
             raise Refusal(code, sentence)

@@ -15,11 +15,18 @@ from chats import actions as chat_actions
 from chats.idempotency import note_work
 from chats.models import Chat, Entry, Turn
 from chats.refusals import Refusal, no_chat
-from peers.actions.limits import check_limits
+from peers.actions.inserts import insert_all
+from peers.actions.limits import (
+    StaleLimits,
+    cached_limits,
+    check_limits,
+    fresh_limits,
+    limits_current,
+)
 from peers.actions.locking import lock_for_send
-from peers.actions.record import publish_message, record, record_refusal
+from peers.actions.record import publish_message, record_refusal
 from peers.delivery_table import Route, route_for
-from peers.limits import current_limits, pair_key
+from peers.limits import pair_key
 from peers.models import Activity, Limits, PeerMessage
 from peers.selectors import is_reachable, reach_since
 
@@ -99,8 +106,31 @@ def send(
 def check_send(
     out: Outgoing, recipient: Chat | None, *, text: str, reply_to: str | None, wait_seconds: float
 ) -> PreparedSend:
-    """docs/rules.md's checks, in its order; the caller holds the account lock."""
-    limits = current_limits()
+    """docs/rules.md's checks, in its order; the caller holds the account lock.
+
+    They run on this process's copy of the limits; when it turns out stale (checked
+    in the counters statement, and again before any refusal), on the saved row."""
+    limits = cached_limits()
+    for _ in range(3):
+        try:
+            return checked_send(out, recipient, limits, text, reply_to, wait_seconds)
+        except StaleLimits:
+            pass
+        except Refusal:
+            if limits_current(limits):
+                raise
+        limits = fresh_limits()
+    return checked_send(out, recipient, limits, text, reply_to, wait_seconds)
+
+
+def checked_send(
+    out: Outgoing,
+    recipient: Chat | None,
+    limits: Limits,
+    text: str,
+    reply_to: str | None,
+    wait_seconds: float,
+) -> PreparedSend:
     check_sender(out)
     check_recipient(out, recipient, limits)
     check_text(text, limits)
@@ -212,19 +242,20 @@ def is_awaited(parent: PeerMessage | None, recipient: Chat | None, now) -> bool:
 def do_send_message(send: PreparedSend) -> PeerMessage:
     """Record the message and route it; the caller holds the account lock."""
     message = new_message(send)
-    message.save(force_insert=True)
-    note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
-    if send.parent is not None:
-        PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
-    add_entries(message, turn=send.turn)
-    record(
-        send.out.user.pk,
-        Activity.Action.MESSAGE,
+    activity = Activity(
+        user_id=send.out.user.pk,
+        action=Activity.Action.MESSAGE,
         chat_id=getattr(send.out.from_chat, "pk", None),
         target_id=getattr(send.recipient, "pk", None),
         message_id=message.pk,
-        now=send.now,
+        created_at=send.now,
     )
+    # The message, its entries and its activity row: one round trip on PostgreSQL.
+    insert_all([message], new_entries(message, turn=send.turn), [activity])
+    message._state.adding, message._state.db = False, "default"
+    note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
+    if send.parent is not None:
+        PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
     if not send.out.by_agent:
         # The person writing counts as writing to both chats: a fresh "without you".
         written = [c.pk for c in (send.out.from_chat, send.recipient) if c is not None]
@@ -265,7 +296,8 @@ def new_message(send: PreparedSend) -> PeerMessage:
     return message
 
 
-def add_entries(message: PeerMessage, *, turn: Turn | None) -> None:
+def new_entries(message: PeerMessage, *, turn: Turn | None) -> list[Entry]:
+    """The message in the sender's conversation and in the recipient's."""
     entries = []
     if message.from_chat is not None:
         entries.append(
@@ -286,4 +318,4 @@ def add_entries(message: PeerMessage, *, turn: Turn | None) -> None:
                 message_id=message.pk,
             )
         )
-    Entry.objects.bulk_create(entries)
+    return entries

@@ -37,18 +37,15 @@ def read_chat(caller: Caller, spec: ReadChatInput) -> Answer:
     return Answer(text.conversation(access_chat(caller.user, spec.chat).name, body), body)
 
 
-def message_chat(caller: Caller, spec: MessageChatInput) -> Answer | Later:
-    """Sends here (in the DB thread); a wait, if the send asked for one, comes after."""
-    message = actions.check_send_message(caller.chat, **spec.model_dump())
-    if message.waiting_until is None:
-        return sent_answer(message, None, waited=False)
-    waiting.release_connection()  # none held while it waits
-    return partial(wait_for_answer, message)
+def message_chat(caller: Caller, spec: MessageChatInput) -> Later:
+    """As REST's route: peers.waiting.send_and_wait, the send and then any wait."""
+    return partial(send_and_wait, caller.chat, spec)
 
 
-async def wait_for_answer(message: PeerMessage) -> Answer:
-    """Holds no thread and no DB connection while it waits (peers.waiting)."""
-    message, answer = await waiting.wait_for_answer(message)
+async def send_and_wait(chat, spec: MessageChatInput) -> Answer:
+    message, answer = await waiting.send_and_wait(chat, **spec.model_dump())
+    if spec.wait_seconds <= 0:
+        return sent_answer(message, None, waited=False)  # every row it reads is loaded
     return await sync_to_async(sent_answer)(message, answer, waited=True)
 
 

@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import agent_kinds, events, runners
+from chats import agent_kinds, events, runners, signals
 from chats.idempotency import note_work
 from chats.inputs import ChatCreate, ChatUpdate, valid_session_id
 from chats.models import Chat, Entry, Turn
@@ -194,6 +194,7 @@ def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> 
             chat.last_answered = final_text
         chat.status = Status.WAITING if background else Status.IDLE
         chat.save(update_fields=["status", "last_answered", "updated_at"])
+        signals.turn_finished.send(Turn, turn=turn, chat=chat, final_text=final_text)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True

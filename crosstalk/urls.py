@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("agents.urls")),
     path("api/v1/", api_urls),
     path("", include("peers.urls")),
+    path("", include("origins.urls")),
     path("", include("chats.urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.
     re_path(r"^api/v1/.*$", chats.api.api_not_found),

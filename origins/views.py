@@ -54,7 +54,14 @@ def dispatch(origin: Origin, request):
         raise
     if inbound is None:
         return None
-    return receive_from_origin(origin, inbound)
+    try:
+        return receive_from_origin(origin, inbound)
+    except Refusal as refusal:
+        if refusal.code == "duplicate_delivery" and getattr(connector, "retries_ok", False):
+            # Slack retries what got no 2xx in time, and turns off an app that fails often:
+            # a retry of an accepted event is answered 200 (it still starts nothing).
+            raise Handshake({"ok": True, "duplicate": True}) from None
+        raise
 
 
 def too_large(request) -> bool:

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import re
+import uuid
 from urllib.parse import parse_qs
 
 from githubkit import AppInstallationAuthStrategy, GitHub, TokenAuthStrategy
@@ -14,6 +15,7 @@ from githubkit.exception import RequestFailed
 
 from chats.refusals import Refusal
 from origins.actions import Inbound
+from origins.connectors import Handshake
 from origins.signing import bad_signature
 
 SIGNATURE = "X-Hub-Signature-256"
@@ -196,8 +198,8 @@ class GitHubConnector:
 
     def parse(self, origin, request) -> Inbound | None:
         event = request.headers.get(EVENT, "")
-        if event == "ping":
-            return None
+        if event == "ping":  # sent when the webhook is saved, and by the test button
+            raise Handshake({"ok": True, "ping": True, "message": "The signature checks out."})
         delivery_id = request.headers.get(DELIVERY, "").strip()
         if not delivery_id:
             raise Refusal("invalid_input", f"The request has no {DELIVERY} header.")
@@ -207,3 +209,16 @@ class GitHubConnector:
 
     def send_answer(self, thread, text: str) -> None:
         post_answer(thread.origin.settings, thread.reply_to, text)
+
+
+def test_request(origin) -> tuple[dict[str, str], bytes]:
+    """Headers and body of a signed `ping`, as GitHub sends one when the webhook is saved
+    (the Settings page's test button): it checks the signature and starts nothing."""
+    body = json.dumps({"zen": "A test request from Crosstalk.", "hook_id": 0}).encode()
+    headers = {
+        "Content-Type": "application/json",
+        EVENT: "ping",
+        DELIVERY: f"test-{uuid.uuid4().hex}",
+        SIGNATURE: signature(origin.secret, body),
+    }
+    return headers, body

@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import re
+import secrets
 import time
 
 from django.conf import settings
@@ -134,6 +135,8 @@ def post_answer(config: dict, reply_to: dict, text: str) -> None:
 
 class SlackConnector:
     kind = "slack"
+    # A retry of an event already accepted is answered 200 (origins.views).
+    retries_ok = True
 
     def verify(self, origin, request) -> None:
         check_signature(
@@ -150,3 +153,17 @@ class SlackConnector:
 
     def send_answer(self, thread, text: str) -> None:
         post_answer(thread.origin.settings, thread.reply_to, text)
+
+
+def test_request(origin) -> tuple[dict[str, str], bytes]:
+    """Headers and body of a signed URL handshake, as Slack sends one when the Request URL
+    is saved (the Settings page's test button): answered with its challenge."""
+    payload = {"type": "url_verification", "challenge": secrets.token_urlsafe(24)}
+    body = json.dumps(payload).encode()
+    timestamp = str(int(time.time()))
+    headers = {
+        "Content-Type": "application/json",
+        TIMESTAMP: timestamp,
+        SIGNATURE: signature(origin.secret, timestamp, body),
+    }
+    return headers, body

@@ -13,7 +13,8 @@ from django.utils import timezone
 from chats.models import Chat, Turn
 from origins.actions import send_due_replies
 from origins.connectors.github import signature
-from origins.models import OriginDelivery, OriginReply, OriginThread
+from origins.connectors.github import test_request as signed_ping
+from origins.models import Origin, OriginDelivery, OriginReply, OriginThread
 from tests.origins.conftest import make_origin
 from tests.origins.fake_github import FakeGitHub
 from tests.origins.github_events import delivery, issue_comment, ping, review_comment
@@ -94,7 +95,6 @@ def test_a_review_comment_is_answered_in_its_review_thread(live_server, origin, 
         ("issue_comment", issue_comment(f"@{HANDLE} edited", action="edited")),
         ("issue_comment", issue_comment(f"echo @{HANDLE}", login=HANDLE)),
         ("issues", issue_comment(f"@{HANDLE} an issue opened")),
-        ("ping", ping()),
     ],
 )
 def test_what_is_not_a_new_mention_is_answered_200_and_starts_nothing(
@@ -105,6 +105,25 @@ def test_what_is_not_a_new_mention_is_answered_200_and_starts_nothing(
     assert answer.status_code == 200 and answer.json()["ignored"] is True
     assert started_nothing() and not OriginDelivery.objects.exists()
     assert run_turns_and_answer() == 0 and github.comments() == []
+
+
+def test_a_ping_and_the_test_button_are_answered_and_start_nothing(live_server, origin):
+    pinged = send(live_server, origin, "ping", ping())
+    tested = post_to(live_server.url, origin, *reversed(signed_ping(origin)))
+
+    assert pinged.status_code == tested.status_code == 200
+    assert (
+        pinged.json()
+        == tested.json()
+        == {
+            "ok": True,
+            "ping": True,
+            "message": "The signature checks out.",
+        }
+    )
+    headers, body = signed_ping(Origin(secret="not-the-secret"))
+    assert post_to(live_server.url, origin, body, headers).status_code == 401
+    assert started_nothing() and not OriginDelivery.objects.exists()
 
 
 @pytest.mark.parametrize("tamper", ["wrong secret", "changed body", "no signature", "sha1 only"])

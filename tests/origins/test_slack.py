@@ -2,11 +2,13 @@
 chat that runs a demo turn, and its answer reaches a fake Slack API on loopback in the
 right thread. Runs on the test database's backend (SQLite, or PostgreSQL)."""
 
+import json
 import time
 
 import pytest
 
 from chats.models import Chat, Turn
+from origins.connectors.slack import test_request as signed_handshake
 from origins.models import OriginDelivery, OriginReply
 from tests.origins.conftest import make_origin
 from tests.origins.fake_slack import FakeSlack
@@ -47,6 +49,14 @@ def test_the_url_handshake_answers_the_challenge(live_server, origin):
     answer = send(live_server, origin, url_verification("chal-123"))
 
     assert answer.status_code == 200 and answer.json() == {"challenge": "chal-123"}
+    assert started_nothing()
+
+
+def test_the_test_button_gets_its_challenge_back(live_server, origin):
+    headers, body = signed_handshake(origin)
+    answer = post_to(live_server.url, origin, body, headers)
+    assert answer.status_code == 200
+    assert answer.json() == {"challenge": json.loads(body)["challenge"]}
     assert started_nothing()
 
 

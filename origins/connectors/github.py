@@ -29,6 +29,8 @@ MAX_COMMENT = 65_000
 CUT_NOTE = "\n\n(Cut here: the answer was longer than a GitHub comment can hold.)"
 # A review comment's diff hunk can be long; its last lines are the ones commented on.
 HUNK_LINES = 12
+FENCED = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
 # An owner's login, then a repository name (".github" is one; "." and ".." are not).
 REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}")
 
@@ -54,12 +56,20 @@ def check_signature(secret: str, body: bytes, given: str) -> None:
 
 
 def mentions(text: str, handle: str) -> bool:
-    """`@handle` as a word of its own, in any case: not `@handle-two`, not `me@handle`."""
+    """`@handle` as a word of its own, in any case: not `@handle-two`, not `me@handle`,
+    and not in quoted lines or code, so quoting an earlier mention asks nothing again."""
     handle = handle.lstrip("@")
     if not handle:
         return False
     pattern = rf"(?<![\w@.-])@{re.escape(handle)}(?![\w-]|\[bot\])"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    return re.search(pattern, said_text(text), re.IGNORECASE) is not None
+
+
+def said_text(text: str) -> str:
+    """The comment without its quoted lines (`> …`), fenced code blocks and `code`."""
+    text = FENCED.sub("", text)
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
+    return INLINE_CODE.sub("", text)
 
 
 def is_own_comment(login: str, handle: str) -> bool:

@@ -36,7 +36,14 @@ def test_it_accepts_the_right_signature_and_refuses_any_other():
 
 @pytest.mark.parametrize(
     "text",
-    ["@crosstalk-bot why?", "hey @Crosstalk-Bot, look", "(@crosstalk-bot)", "cc\n@CROSSTALK-BOT."],
+    [
+        "@crosstalk-bot why?",
+        "hey @Crosstalk-Bot, look",
+        "(@crosstalk-bot)",
+        "cc\n@CROSSTALK-BOT.",
+        "> an earlier line\n\n@crosstalk-bot what about it?",
+        "```\ncode\n```\n@crosstalk-bot after the fence",
+    ],
 )
 def test_it_sees_the_handle_mentioned_as_a_word(text):
     assert github.mentions(text, "crosstalk-bot")
@@ -52,6 +59,11 @@ def test_it_sees_the_handle_mentioned_as_a_word(text):
         "mail me@crosstalk-bot",
         "@@crosstalk-bot",
         "@crosstalk-bot[bot] said",
+        "> @crosstalk-bot why?\n\nI agree with this",
+        "  > quoted: @crosstalk-bot",
+        "run `@crosstalk-bot` later",
+        "```\n@crosstalk-bot in a fence\n```",
+        "~~~text\n@crosstalk-bot\n~~~\nafter",
         "",
     ],
 )

@@ -1,9 +1,11 @@
 """Answers going back out: a finished turn of an outside chat queues its final text, and
 the runner's loop sends what is due, retrying with back-off (docs/origins.md)."""
 
+import asyncio
 import logging
 from datetime import timedelta
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -40,12 +42,33 @@ def note_turn_finished(chat: Chat, final_text: str) -> OriginReply | None:
 
 
 def send_due_replies(now=None) -> int:
-    """Try every reply that is due; returns how many were tried."""
+    """Try every reply that is due; returns how many were tried (tests drive this)."""
     now = now or timezone.now()
     due = claim_due(now)
     for reply in due:
-        send_one(reply, now)
+        record_attempt(reply, attempt(reply), now)
     return len(due)
+
+
+async def send_due_replies_async(now=None) -> int:
+    """The same for the runner's loop: the database in its one thread, the sending in
+    another, so a slow receiver never holds up the turns' queries."""
+    now = now or timezone.now()
+    due = await sync_to_async(claim_due)(now)
+    for reply in due:
+        error = await asyncio.to_thread(attempt, reply)
+        await sync_to_async(record_attempt)(reply, error, now)
+    return len(due)
+
+
+async def run_reply_loop() -> None:
+    """Beside the turn runner in each runner process (crosstalk.services, run_turns)."""
+    while True:
+        try:
+            await send_due_replies_async()
+        except Exception:
+            logger.exception("Sending answers to origins failed; trying again shortly.")
+        await asyncio.sleep(settings.ORIGIN_REPLY_POLL_SECONDS)
 
 
 def claim_due(now) -> list[OriginReply]:
@@ -62,8 +85,9 @@ def claim_due(now) -> list[OriginReply]:
     return replies
 
 
-def send_one(reply: OriginReply, now) -> None:
-    from origins.connectors import for_kind  # connectors may import the SDKs: only when sending
+def attempt(reply: OriginReply) -> str | None:
+    """Send one answer (no database here: the rows came with the claim); its error or None."""
+    from origins.connectors import for_kind  # connectors may import SDKs: only when sending
 
     origin = reply.thread.origin
     try:
@@ -72,9 +96,15 @@ def send_one(reply: OriginReply, now) -> None:
         for_kind(origin.kind).send_answer(reply.thread, reply.text)
     except Exception as error:
         logger.info("Answer %s to %s failed: %s", reply.pk, origin.public_id, error)
-        do_reply_failed(reply, error_line(error), now)
-    else:
+        return error_line(error)
+    return None
+
+
+def record_attempt(reply: OriginReply, error: str | None, now) -> None:
+    if error is None:
         do_reply_sent(reply, now)
+    else:
+        do_reply_failed(reply, error, now)
 
 
 def error_line(error: BaseException) -> str:

@@ -46,3 +46,13 @@ def post_hook(client: Client, origin: Origin, body: bytes, headers: dict[str, st
 @pytest.fixture
 def origin(owner):
     return make_origin(owner)
+
+
+@pytest.fixture
+def receiver():
+    from tests.origins.receiver import start_receiver
+
+    found, server = start_receiver()
+    yield found
+    server.shutdown()
+    server.server_close()

@@ -10,15 +10,19 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.utils import timezone
 
+from chats.actions import do_rotate_agent_key
 from chats.models import Chat, Turn
 from origins.actions import send_due_replies
 from origins.connectors.github import signature
 from origins.connectors.github import test_request as signed_ping
 from origins.models import Origin, OriginDelivery, OriginReply, OriginThread
+from peers.actions import do_set_peers
+from peers.models import PeerMessage
 from tests.origins.conftest import make_origin
 from tests.origins.fake_github import FakeGitHub
 from tests.origins.github_events import delivery, issue_comment, ping, review_comment
 from tests.origins.live import post_hook, post_to, run_turns_and_answer
+from tests.peers.test_mcp_tools import mcp, refusal_of, tool_names
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TOKEN = "ghp_live-test-token"
@@ -251,3 +255,21 @@ def test_the_chat_it_starts_is_its_persons_and_nobody_elses(
     assert owner_api.get(f"/api/v1/chats/{chat_id}").json()["origin"] == "github"
     assert outsider_api.get(f"/api/v1/chats/{chat_id}").status_code == 404
     assert OriginThread.objects.get().chat.user == origin.user
+
+
+def test_the_chat_a_mention_starts_may_not_list_read_or_message_even_switched_on(
+    live_server, origin, chat
+):
+    answer = send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} list chats"))
+    outside = Chat.objects.get(pk=answer.json()["chat"])
+    do_set_peers(outside, enabled=True)  # the person's switch does not open the fence
+    key = do_rotate_agent_key(outside)
+
+    assert tool_names(key) == []
+    for tool, arguments in [
+        ("ListChats", {}),
+        ("ReadChat", {"chat": chat.id}),
+        ("MessageChat", {"to": chat.id, "text": "what is in your repository?"}),
+    ]:
+        assert refusal_of(mcp(key, tool, arguments))["code"] == "outside_origin", tool
+    assert not PeerMessage.objects.exists()

@@ -29,6 +29,9 @@ SEND_TIMEOUT_SECONDS = 15
 # Slack cuts a message's text past 40,000 characters; we cut first, and say so.
 MAX_TEXT = 39_000
 CUT_NOTE = "\n\n(Cut here: the answer was longer than a Slack message can hold.)"
+# A bot's message, an edit or a deletion asks nothing new (a file shared with the
+# mention, subtype file_share, still does).
+IGNORED_SUBTYPES = {"bot_message", "message_changed", "message_deleted", "message_replied"}
 LEADING_MENTION = re.compile(r"^\s*<@[A-Z0-9]+(?:\|[^>]*)?>[\s,:]*")
 
 
@@ -85,7 +88,9 @@ def inbound_from_payload(payload: dict) -> Inbound | None:
     event = payload.get("event")
     if payload.get("type") != "event_callback" or not isinstance(event, dict):
         return None
-    if event.get("type") != "app_mention" or event.get("bot_id") or event.get("subtype"):
+    if event.get("type") != "app_mention" or event.get("bot_id"):
+        return None
+    if event.get("subtype") in IGNORED_SUBTYPES:
         return None
     channel, ts, event_id = (_str(event, "channel"), _str(event, "ts"), _str(payload, "event_id"))
     if not channel or not ts or not event_id:

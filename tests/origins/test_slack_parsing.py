@@ -101,6 +101,7 @@ def test_a_mention_inside_a_thread_continues_that_thread():
         app_mention("<@U0BOT0001> from another bot", bot=True),
         {**app_mention("x"), "event": {**app_mention("x")["event"], "type": "message"}},
         {**app_mention("x"), "event": {**app_mention("x")["event"], "subtype": "message_changed"}},
+        {**app_mention("x"), "event": {**app_mention("x")["event"], "subtype": "bot_message"}},
         {**app_mention("x"), "type": "app_rate_limited"},
         {**app_mention("x"), "event": "not an object"},
         url_verification(),
@@ -108,6 +109,12 @@ def test_a_mention_inside_a_thread_continues_that_thread():
 )
 def test_it_ignores_what_is_not_a_persons_mention(payload):
     assert slack.inbound_from_payload(payload) is None
+
+
+def test_a_mention_with_a_file_shared_still_asks():
+    payload = app_mention("<@U0BOT0001> see the log")
+    payload["event"]["subtype"] = "file_share"
+    assert slack.inbound_from_payload(payload).text.endswith("see the log")
 
 
 def test_it_refuses_a_mention_without_channel_ts_or_event_id():

@@ -220,15 +220,14 @@ class GitHubConnector:
     def send_answer(self, thread, text: str) -> None:
         post_answer(thread.origin.settings, thread.reply_to, text)
 
-
-def test_request(origin) -> tuple[dict[str, str], bytes]:
-    """Headers and body of a signed `ping`, as GitHub sends one when the webhook is saved
-    (the Settings page's test button): it checks the signature and starts nothing."""
-    body = json.dumps({"zen": "A test request from Crosstalk.", "hook_id": 0}).encode()
-    headers = {
-        "Content-Type": "application/json",
-        EVENT: "ping",
-        DELIVERY: f"test-{uuid.uuid4().hex}",
-        SIGNATURE: signature(origin.secret, body),
-    }
-    return headers, body
+    def test_request(self, origin) -> tuple[dict[str, str], bytes]:
+        """Headers and body of a signed `ping`, as GitHub sends one when the webhook is saved
+        (the Settings page's test button): it checks the signature and starts nothing."""
+        body = json.dumps({"zen": "A test request from Crosstalk.", "hook_id": 0}).encode()
+        headers = {
+            "Content-Type": "application/json",
+            EVENT: "ping",
+            DELIVERY: f"test-{uuid.uuid4().hex}",
+            SIGNATURE: signature(origin.secret, body),
+        }
+        return headers, body

@@ -159,16 +159,15 @@ class SlackConnector:
     def send_answer(self, thread, text: str) -> None:
         post_answer(thread.origin.settings, thread.reply_to, text)
 
-
-def test_request(origin) -> tuple[dict[str, str], bytes]:
-    """Headers and body of a signed URL handshake, as Slack sends one when the Request URL
-    is saved (the Settings page's test button): answered with its challenge."""
-    payload = {"type": "url_verification", "challenge": secrets.token_urlsafe(24)}
-    body = json.dumps(payload).encode()
-    timestamp = str(int(time.time()))
-    headers = {
-        "Content-Type": "application/json",
-        TIMESTAMP: timestamp,
-        SIGNATURE: signature(origin.secret, timestamp, body),
-    }
-    return headers, body
+    def test_request(self, origin) -> tuple[dict[str, str], bytes]:
+        """Headers and body of a signed URL handshake, as Slack sends one when the Request URL
+        is saved (the Settings page's test button): answered with its challenge."""
+        payload = {"type": "url_verification", "challenge": secrets.token_urlsafe(24)}
+        body = json.dumps(payload).encode()
+        timestamp = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/json",
+            TIMESTAMP: timestamp,
+            SIGNATURE: signature(origin.secret, timestamp, body),
+        }
+        return headers, body

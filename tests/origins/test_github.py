@@ -13,8 +13,7 @@ from django.utils import timezone
 from chats.actions import do_rotate_agent_key
 from chats.models import Chat, Turn
 from origins.actions import send_due_replies
-from origins.connectors.github import signature
-from origins.connectors.github import test_request as signed_ping
+from origins.connectors.github import GitHubConnector, signature
 from origins.models import Origin, OriginDelivery, OriginReply, OriginThread
 from peers.actions import do_set_peers
 from peers.models import PeerMessage
@@ -113,7 +112,7 @@ def test_what_is_not_a_new_mention_is_answered_200_and_starts_nothing(
 
 def test_a_ping_and_the_test_button_are_answered_and_start_nothing(live_server, origin):
     pinged = send(live_server, origin, "ping", ping())
-    tested = post_to(live_server.url, origin, *reversed(signed_ping(origin)))
+    tested = post_to(live_server.url, origin, *reversed(GitHubConnector().test_request(origin)))
 
     assert pinged.status_code == tested.status_code == 200
     assert (
@@ -125,7 +124,7 @@ def test_a_ping_and_the_test_button_are_answered_and_start_nothing(live_server, 
             "message": "The signature checks out.",
         }
     )
-    headers, body = signed_ping(Origin(secret="not-the-secret"))
+    headers, body = GitHubConnector().test_request(Origin(secret="not-the-secret"))
     assert post_to(live_server.url, origin, body, headers).status_code == 401
     assert started_nothing() and not OriginDelivery.objects.exists()
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from chats.models import Chat, Turn
-from origins.connectors.slack import test_request as signed_handshake
+from origins.connectors.slack import SlackConnector
 from origins.models import OriginDelivery, OriginReply
 from tests.origins.conftest import make_origin
 from tests.origins.fake_slack import FakeSlack
@@ -53,7 +53,7 @@ def test_the_url_handshake_answers_the_challenge(live_server, origin):
 
 
 def test_the_test_button_gets_its_challenge_back(live_server, origin):
-    headers, body = signed_handshake(origin)
+    headers, body = SlackConnector().test_request(origin)
     answer = post_to(live_server.url, origin, body, headers)
     assert answer.status_code == 200
     assert answer.json() == {"challenge": json.loads(body)["challenge"]}

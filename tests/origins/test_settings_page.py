@@ -1,6 +1,8 @@
 """Settings → Origins: the person adds, edits, disables, deletes an origin; another account
 gets 404 everywhere."""
 
+import tempfile
+
 import pytest
 from django.test import Client
 
@@ -36,7 +38,7 @@ def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, 
         ({"callback_url": ""}, "callback_url"),
         ({"callback_url": "file:///etc/passwd"}, "http"),
         ({"agent": "command"}, "needs the command line"),
-        ({"agent": "codex", "folder": "/tmp"}, "run"),
+        ({"agent": "codex", "folder": tempfile.gettempdir()}, "run"),
         ({"name": "bad\x00name"}, "Null characters"),
         ({"name": "x" * 81}, "80"),
         ({"requests_per_hour": "0"}, "greater than or equal to 1"),
@@ -119,3 +121,28 @@ def test_the_list_shows_only_the_accounts_own_origins(outsider_client, origin):
 
 def test_the_settings_page_links_to_origins(owner_client):
     assert "/settings/origins/" in owner_client.get("/settings/").content.decode()
+
+
+def test_an_outside_chat_shows_its_origin_and_answer_state_in_header_and_card(owner_client, origin):
+    from django.utils import timezone
+
+    from chats.models import Chat
+    from origins.models import OriginReply
+
+    chat_id = post_hook(Client(), origin, *signed(origin, {"text": "x", "thread": "T-9"})).json()[
+        "chat"
+    ]
+    chat = Chat.objects.get(pk=chat_id)
+    OriginReply.objects.create(
+        thread=chat.origin_thread,
+        text="done",
+        attempts=2,
+        last_error="RuntimeError: https://example.test answered 503",
+        next_attempt_at=timezone.now(),
+        created_at=timezone.now(),
+    )
+    page = owner_client.get(f"/chats/{chat_id}/").content.decode()
+    assert "From Webhook" in page and "T-9" in page and "“ci”" in page
+    assert "Its last answer: pending after 2 tries — RuntimeError" in page
+    cards = owner_client.get("/chats/").content.decode()
+    assert "from Webhook" in cards

@@ -146,3 +146,11 @@ def test_an_outside_chat_shows_its_origin_and_answer_state_in_header_and_card(ow
     assert "Its last answer: pending after 2 tries — RuntimeError" in page
     cards = owner_client.get("/chats/").content.decode()
     assert "from Webhook" in cards
+
+
+def test_the_activity_log_shows_requests_and_outside_refusals_in_words(owner_client, origin):
+    post_hook(Client(), origin, *signed(origin, {"text": "x", "author": "ci-bot"}))
+    post_hook(Client(), origin, *signed(origin, {"text": "x"}, secret="wrong"))
+    page = owner_client.get("/activity/").content.decode()
+    assert "Webhook request from ci-bot (ci)" in page
+    assert "Refused: a request from outside was not signed right" in page

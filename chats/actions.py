@@ -25,15 +25,7 @@ ATTACHED = "attached:"
 
 def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
-    if spec.agent == Chat.Agent.COMMAND and not spec.command:
-        raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
-    runners.check_may_run(user, agent=spec.agent, folder=spec.folder)
-    if (problem := runners.why_folder_refused(spec.folder)) is not None:
-        raise Refusal("invalid_input", problem)
-    # Said now rather than by a failed first turn: no folder here, no CLI installed.
-    problem = agent_kinds.why_not_ready(spec.agent, folder=spec.folder, command=spec.command)
-    if problem is not None:
-        raise Refusal("invalid_input", problem)
+    check_chat_template(user, agent=spec.agent, folder=spec.folder, command=spec.command)
     if name_taken(user, spec.name):
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}; pick another.")
     fields = spec.model_dump()
@@ -43,6 +35,19 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
         return do_create_chat(user, **fields)
     except IntegrityError:
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}.") from None
+
+
+def check_chat_template(user, *, agent: str, folder: str, command: str) -> None:
+    """What a new chat's agent needs, also checked when an origin is set up to start chats."""
+    if agent == Chat.Agent.COMMAND and not command:
+        raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
+    runners.check_may_run(user, agent=agent, folder=folder)
+    if (problem := runners.why_folder_refused(folder)) is not None:
+        raise Refusal("invalid_input", problem)
+    # Said now rather than by a failed first turn: no folder here, no CLI installed.
+    problem = agent_kinds.why_not_ready(agent, folder=folder, command=command)
+    if problem is not None:
+        raise Refusal("invalid_input", problem)
 
 
 def do_create_chat(user, **fields) -> tuple[Chat, str]:

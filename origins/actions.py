@@ -43,8 +43,12 @@ def no_origin() -> Refusal:
     return Refusal("not_found", "There is no such origin.")
 
 
-def receive_from_origin(origin: Origin, inbound: Inbound, *, now=None) -> OriginThread:
-    """Start or continue the thread's chat and queue a turn; raises Refusal, recorded."""
+def receive_from_origin(
+    origin: Origin, inbound: Inbound, *, now=None, template: ChatCreate | None = None
+) -> OriginThread:
+    """Start or continue the thread's chat and queue a turn; raises Refusal, recorded.
+
+    `template`: the new chat's fields instead of the origin's (automation's start_chat)."""
     now = now or timezone.now()
     try:
         check_inbound(inbound)
@@ -56,7 +60,7 @@ def receive_from_origin(origin: Origin, inbound: Inbound, *, now=None) -> Origin
                 raise no_origin()
             check_delivery_new(locked, inbound.delivery_id)
             check_origin_limit(locked, now)
-            return do_receive(locked, inbound, now)
+            return do_receive(locked, inbound, now, template=template)
     except Refusal as refusal:
         if refusal.code != "not_found":
             record_refused(origin.user_id, refusal)
@@ -97,7 +101,7 @@ def check_origin_limit(origin: Origin, now) -> None:
         )
 
 
-def do_receive(origin: Origin, inbound: Inbound, now) -> OriginThread:
+def do_receive(origin: Origin, inbound: Inbound, now, *, template=None) -> OriginThread:
     """The caller holds the origin's row lock."""
     try:
         with transaction.atomic():
@@ -106,7 +110,7 @@ def do_receive(origin: Origin, inbound: Inbound, now) -> OriginThread:
             )
     except IntegrityError:  # accepted meanwhile by a process that did not hold the lock
         raise Refusal("duplicate_delivery", "That delivery was already accepted.") from None
-    thread = start_or_continue(origin, inbound)
+    thread = start_or_continue(origin, inbound, template=template)
     text = capped(inbound.text)
     do_queue_outside_turn(thread.chat, origin, author=inbound.author, text=text)
     who = f" from {inbound.author[:80]}" if inbound.author else ""
@@ -129,7 +133,7 @@ def capped(text: str) -> str:
     return f"{text[:most]}\n{note}"
 
 
-def start_or_continue(origin: Origin, inbound: Inbound) -> OriginThread:
+def start_or_continue(origin: Origin, inbound: Inbound, *, template=None) -> OriginThread:
     thread = (
         OriginThread.objects.select_related("chat")
         .filter(origin=origin, thread_key=inbound.thread_key)
@@ -142,7 +146,11 @@ def start_or_continue(origin: Origin, inbound: Inbound) -> OriginThread:
             thread.reply_to = inbound.reply_to
             thread.save(update_fields=["reply_to"])
         return thread
-    chat = create_outside_chat(origin, inbound.thread_key)
+    if template is not None:
+        spec = template.model_copy(update={"origin": origin.kind})
+        chat, _key = chat_actions.check_create_chat(origin.user, spec=spec)
+    else:
+        chat = create_outside_chat(origin, inbound.thread_key)
     return OriginThread.objects.create(
         origin=origin, thread_key=inbound.thread_key, chat=chat, reply_to=inbound.reply_to
     )

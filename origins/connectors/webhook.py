@@ -65,6 +65,12 @@ class WebhookConnector:
             raise RuntimeError("the origin has no callback_url")
         post_signed(thread.origin, callback, answer_body(thread, text))
 
+    def test_request(self, origin: Origin) -> tuple[dict[str, str], bytes]:
+        """Headers and body of a signed test request (the Settings page's button)."""
+        body = json.dumps({"text": TEST_TEXT, "test": True}).encode()
+        delivery = f"test-{uuid.uuid4().hex}"
+        return signing.signed_headers(origin.secret, body, delivery_id=delivery), body
+
 
 def json_body(request) -> object:
     try:
@@ -93,12 +99,6 @@ def post_signed(origin: Origin, url: str, body: bytes) -> None:
     )
     if response.status_code >= 300:
         raise RuntimeError(f"{url} answered {response.status_code}")
-
-
-def test_request(origin: Origin) -> tuple[dict[str, str], bytes]:
-    """Headers and body of a signed test request (the Settings page's button)."""
-    body = json.dumps({"text": TEST_TEXT, "test": True}).encode()
-    return signing.signed_headers(origin.secret, body, delivery_id=f"test-{uuid.uuid4().hex}"), body
 
 
 class AutomationConnector(WebhookConnector):

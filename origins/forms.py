@@ -41,6 +41,16 @@ class OriginForm(forms.Form):
     bot_token = forms.CharField(
         max_length=200, required=False, widget=forms.PasswordInput, help_text=KEEP_HELP
     )
+    app_id = forms.CharField(max_length=20, required=False, help_text="GitHub App: its id.")
+    installation_id = forms.CharField(
+        max_length=20, required=False, help_text="GitHub App: the installation's number."
+    )
+    private_key = forms.CharField(
+        max_length=10_000,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="GitHub App: the .pem file's text. " + KEEP_HELP,
+    )
 
     def spec_data(self) -> dict:
         return dict(self.cleaned_data)
@@ -63,4 +73,6 @@ def initial_for(origin: Origin) -> dict:
         "callback_url": stored.get("callback_url", ""),
         "handle": stored.get("handle", ""),
         "api_url": stored.get("api_url", ""),
+        "app_id": stored.get("app_id", ""),
+        "installation_id": stored.get("installation_id", ""),
     }

@@ -22,6 +22,15 @@ Url = Annotated[
 ]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Secret = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+Digits = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[0-9]{0,20}$")]
+PrivateKey = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True,
+        max_length=10_000,
+        pattern=r"^(|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*)$",
+    ),
+]
 
 
 class OriginSpec(Input):
@@ -44,6 +53,10 @@ class OriginSpec(Input):
     api_url: Url = ""
     token: Secret = ""
     bot_token: Secret = ""
+    # GitHub as an App (docs/origins-github-slack.md): these three instead of a token.
+    app_id: Digits = ""
+    installation_id: Digits = ""
+    private_key: PrivateKey = ""
 
     def kind_settings(self, old: dict) -> dict:
         """The settings JSON of this kind; a blank token keeps the old one."""
@@ -51,10 +64,16 @@ class OriginSpec(Input):
             return {"callback_url": self.callback_url} if self.callback_url else {}
         if self.kind == "github":
             fields = {"handle": self.handle, "api_url": self.api_url}
-            return {**fields, "token": self.token or old.get("token", "")}
+            return {**fields, "token": self.token or old.get("token", ""), **self.github_app(old)}
         if self.kind == "slack":
             return {
                 "api_url": self.api_url,
                 "bot_token": self.bot_token or old.get("bot_token", ""),
             }
         return {}
+
+    def github_app(self, old: dict) -> dict:
+        if not self.app_id:
+            return {}
+        key = self.private_key.replace("\r\n", "\n") or old.get("private_key", "")
+        return {"app_id": self.app_id, "installation_id": self.installation_id, "private_key": key}

@@ -1,10 +1,13 @@
-"""GitHub's signature and events, without a server: what starts a chat, what is ignored."""
+"""GitHub's signature and events, without a live server: what starts a chat, what is ignored."""
 
 import pytest
+from django.test import Client
 
 from chats.refusals import Refusal
 from origins.connectors import github
-from tests.origins.github_events import issue_comment, ping, review_comment
+from origins.models import OriginDelivery
+from tests.origins.conftest import make_origin, post_hook
+from tests.origins.github_events import delivery, issue_comment, ping, review_comment
 
 SECRET = "It's a Secret to Everybody"
 
@@ -175,3 +178,15 @@ def test_it_cuts_a_long_answer_to_what_a_comment_holds_and_says_so():
     assert len(cut) == github.MAX_COMMENT and cut.endswith(github.CUT_NOTE)
     assert github.fit_comment("  short  ") == "short"
     assert github.fit_comment("") == "(The chat finished without an answer.)"
+
+
+@pytest.mark.django_db
+def test_a_huge_delivery_is_refused_before_anything_is_read(owner, settings):
+    settings.ORIGIN_MAX_BODY_BYTES = 4096
+    origin = make_origin(owner, "gh", kind="github", settings={"handle": "crosstalk-bot"})
+    body, headers = delivery(origin.secret, "issue_comment", issue_comment("@crosstalk-bot " * 999))
+
+    response = post_hook(Client(), origin, body, headers)
+
+    assert response.status_code == 413 and response.json()["code"] == "too_large"
+    assert not OriginDelivery.objects.exists()

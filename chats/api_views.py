@@ -25,7 +25,7 @@ def list_chats(request, limit: Limit = 50, offset: Offset = 0):
     return page(Chat.objects.filter(user=request.auth.user), chat_json, limit, offset)
 
 
-@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413)})
+@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413, 429)})
 def create_chat(request, spec: ChatStart):
     """A new chat; its agent key is in the answer, this once (only its digest is kept).
     With `origin: "automation"` and `text`: started from outside, running that request."""

@@ -134,3 +134,14 @@ async def test_a_persons_own_chat_queues_no_answer(chat, fast_steps):
     await TurnRunner("tests").run_until_idle()
     assert (await Chat.objects.aget(pk=chat.pk)).last_answered == "hello"
     assert not await OriginReply.objects.aexists()
+
+
+async def test_the_runners_loop_sends_what_is_due(owner, receiver, fast_steps):
+    from origins.replies import send_due_replies_async
+
+    origin = await sync_to_async(webhook_origin)(owner, receiver)
+    await sync_to_async(ask)(origin, "hello there")
+    await TurnRunner("tests").run_until_idle()
+    assert await send_due_replies_async() == 1
+    assert json.loads(receiver.requests[0].body)["text"].endswith('"hello there"')
+    assert await send_due_replies_async() == 0  # sent once

@@ -227,6 +227,7 @@ def do_fail_turn(turn: Turn, *, error: str, lease_expired_by=None) -> bool:
         )
         chat.status, chat.failure = Status.FAILED, error
         chat.save(update_fields=["status", "failure", "updated_at"])
+        signals.turn_failed.send(Turn, turn=turn, chat=chat, error=error)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True

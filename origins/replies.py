@@ -18,6 +18,7 @@ from peers.models import Activity
 
 logger = logging.getLogger(__name__)
 NO_FINAL_TEXT = "(The agent finished its turn without a final text.)"
+FAILED_TURN = "(The agent could not finish this request; its person can see why.)"
 # A claimed reply is left alone this long by other loops while one sends it.
 CLAIM_SECONDS = 120
 FIRST_DELAY_SECONDS = 10

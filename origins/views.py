@@ -45,7 +45,10 @@ def hook_in(request, public_id: str):
 
 
 def dispatch(origin: Origin, request):
-    connector = for_kind(origin.kind)
+    try:
+        connector = for_kind(origin.kind)
+    except LookupError:  # this server has no connector for the kind: as if no origin
+        raise no_origin() from None
     try:
         connector.verify(origin, request)
         inbound = connector.parse(origin, request)

@@ -145,3 +145,18 @@ async def test_the_runners_loop_sends_what_is_due(owner, receiver, fast_steps):
     assert await send_due_replies_async() == 1
     assert json.loads(receiver.requests[0].body)["text"].endswith('"hello there"')
     assert await send_due_replies_async() == 0  # sent once
+
+
+async def test_a_failed_turn_answers_that_it_failed_without_saying_why(owner, receiver, fast_steps):
+    from chats.actions import claim_next_turn, do_fail_turn
+    from chats.models import Turn
+
+    origin = await sync_to_async(webhook_origin)(owner, receiver)
+    chat = await sync_to_async(ask)(origin, "hello")
+    turn = await sync_to_async(claim_next_turn)("tests")
+    assert turn.chat_id == chat.pk
+    await sync_to_async(do_fail_turn)(turn, error="/srv/secret/path exploded")
+    assert (await Turn.objects.aget(pk=turn.pk)).state == "failed"
+    await sync_to_async(send_due_replies)()
+    text = json.loads(receiver.requests[0].body)["text"]
+    assert "could not finish" in text and "/srv" not in text

@@ -132,3 +132,16 @@ def test_a_huge_body_is_refused(origin, settings):
 def test_get_is_not_allowed(origin):
     response = Client().get(f"/hooks/in/{origin.public_id}")
     assert response.status_code == 405
+
+
+def test_a_kind_this_server_has_no_connector_for_answers_like_a_missing_origin(owner):
+    from origins import connectors
+
+    origin = make_origin(owner, "gh", kind="github")
+    saved = connectors.CONNECTORS["github"]
+    connectors.CONNECTORS["github"] = "origins.connectors.absent.Nothing"
+    try:
+        response = post_hook(Client(), origin, *signed(origin, {"text": "x"}))
+    finally:
+        connectors.CONNECTORS["github"] = saved
+    assert response.status_code == 404 and response.json()["code"] == "not_found"

@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import agent_kinds, events, runners
+from chats import agent_kinds, events, runners, signals
 from chats.idempotency import note_work
 from chats.inputs import ChatCreate, ChatUpdate, valid_session_id
 from chats.models import Chat, Entry, Turn
@@ -25,17 +25,13 @@ ATTACHED = "attached:"
 
 def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
-    if spec.agent == Chat.Agent.COMMAND and not spec.command:
-        raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
-    runners.check_may_run(user, agent=spec.agent, folder=spec.folder)
-    if (problem := runners.why_folder_refused(spec.folder)) is not None:
-        raise Refusal("invalid_input", problem)
-    if (problem := agent_kinds.why_mode_refused(spec.agent, spec.permission_mode)) is not None:
-        raise Refusal("invalid_input", problem)
-    # Said now rather than by a failed first turn: no folder here, no CLI installed.
-    problem = agent_kinds.why_not_ready(spec.agent, folder=spec.folder, command=spec.command)
-    if problem is not None:
-        raise Refusal("invalid_input", problem)
+    check_chat_template(
+        user,
+        agent=spec.agent,
+        folder=spec.folder,
+        command=spec.command,
+        permission_mode=spec.permission_mode,
+    )
     if name_taken(user, spec.name):
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}; pick another.")
     fields = spec.model_dump()
@@ -45,6 +41,23 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
         return do_create_chat(user, **fields)
     except IntegrityError:
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}.") from None
+
+
+def check_chat_template(
+    user, *, agent: str, folder: str, command: str, permission_mode: str = ""
+) -> None:
+    """What a new chat's agent needs, also checked when an origin is set up to start chats."""
+    if agent == Chat.Agent.COMMAND and not command:
+        raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
+    runners.check_may_run(user, agent=agent, folder=folder)
+    if (problem := runners.why_folder_refused(folder)) is not None:
+        raise Refusal("invalid_input", problem)
+    if (problem := agent_kinds.why_mode_refused(agent, permission_mode)) is not None:
+        raise Refusal("invalid_input", problem)
+    # Said now rather than by a failed first turn: no folder here, no CLI installed.
+    problem = agent_kinds.why_not_ready(agent, folder=folder, command=command)
+    if problem is not None:
+        raise Refusal("invalid_input", problem)
 
 
 def do_create_chat(user, **fields) -> tuple[Chat, str]:
@@ -199,6 +212,7 @@ def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> 
             chat.last_answered = final_text
         chat.status = Status.WAITING if background else Status.IDLE
         chat.save(update_fields=["status", "last_answered", "updated_at"])
+        signals.turn_finished.send(Turn, turn=turn, chat=chat, final_text=final_text)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True
@@ -226,6 +240,7 @@ def do_fail_turn(turn: Turn, *, error: str, lease_expired_by=None) -> bool:
         )
         chat.status, chat.failure = Status.FAILED, error
         chat.save(update_fields=["status", "failure", "updated_at"])
+        signals.turn_failed.send(Turn, turn=turn, chat=chat, error=error)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True

@@ -7,11 +7,12 @@ answers exactly like a missing one. GET/PATCH of one chat and its stop are peers
 
 from ninja import Router, Status
 
-from chats.actions import check_create_chat, check_prompt
+from chats.actions import check_prompt
 from chats.api import PersonToken, page
-from chats.inputs import ChatCreate, Limit, Offset, PromptInput
+from chats.inputs import ChatStart, Limit, Offset, PromptInput
 from chats.models import Chat
 from chats.outputs import ChatCreated, ChatOut, Page, PromptAccepted, problems
+from chats.outside import check_start_chat
 from chats.selectors import access_chat
 from chats.serializers import chat_json, turn_json
 
@@ -24,10 +25,11 @@ def list_chats(request, limit: Limit = 50, offset: Offset = 0):
     return page(Chat.objects.filter(user=request.auth.user), chat_json, limit, offset)
 
 
-@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413)})
-def create_chat(request, spec: ChatCreate):
-    """A new chat; its agent key is in the answer, this once (only its digest is kept)."""
-    chat, agent_key = check_create_chat(request.auth.user, spec=spec)
+@router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413, 429)})
+def create_chat(request, spec: ChatStart):
+    """A new chat; its agent key is in the answer, this once (only its digest is kept).
+    With `origin: "automation"` and `text`: started from outside, running that request."""
+    chat, agent_key = check_start_chat(request.auth.user, spec=spec)
     return Status(201, {**chat_json(chat), "agent_key": agent_key})
 
 

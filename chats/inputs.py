@@ -88,6 +88,16 @@ class ChatCreate(Input):
     command: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""
 
 
+class ChatStart(ChatCreate):
+    """Creating a chat (REST and MCP), or with `origin: "automation"` and `text`, starting
+    one from outside: it runs a turn at once with the text framed as outside content."""
+
+    text: str = ""
+
+    def chat_fields(self) -> ChatCreate:
+        return ChatCreate.model_validate(self.model_dump(exclude={"text"}), strict=True)
+
+
 class ChatUpdate(Input):
     name: Name | None = None
     peers: bool | None = None

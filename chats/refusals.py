@@ -12,6 +12,7 @@ STATUS_BY_CODE = {
     "peers_off": 403,
     "runners_not_allowed": 403,
     "not_authenticated": 401,
+    "bad_signature": 401,
     "no_chat": 404,
     "no_message": 404,
     "not_found": 404,
@@ -21,6 +22,7 @@ STATUS_BY_CODE = {
     "idempotency_key_reused": 409,
     "idempotency_in_progress": 409,
     "idempotency_key_done": 409,
+    "duplicate_delivery": 409,
     "too_large": 413,
     "server_error": 500,
 }

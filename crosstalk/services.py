@@ -2,6 +2,7 @@
 
 - the turn runner, on the embedded default (`TURNS_IN_PROCESS`; `serve
   --no-runner` leaves turns to `run_turns` workers);
+- beside it, the loop that sends answers back to origins (origins.replies);
 - the loop that carries pushes out of request threads (chats.events);
 - the MCP session manager behind /mcp (peers.mcp.http).
 
@@ -19,6 +20,7 @@ from agents.dbthread import in_db_thread
 from agents.runner import TurnRunner, default_worker_id
 from chats import events
 from chats.actions import do_recover_interrupted_turns
+from origins.replies import run_reply_loop
 from peers.actions import hold_for_person
 from peers.mcp.http import run_mcp_session_manager
 
@@ -43,6 +45,8 @@ def process_services(*, runner: bool) -> dict[str, Service]:
     services: dict[str, Service] = {"mcp session manager": run_mcp_session_manager}
     if runner:
         services["turn runner"] = run_in_process_runner
+        # Answers to origins go out from where turns run (docs/origins.md).
+        services["origin replies"] = run_reply_loop
     return services
 
 

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "chats",
     "peers",
     "agents",
+    "origins",
     # Last: only for its management command (serve); it is the top of the house.
     "crosstalk",
 ]
@@ -158,6 +159,16 @@ SIGNUPS_PER_HOUR = int(env.env_float("SIGNUPS_PER_HOUR", 5, minimum=1))
 # Any request body larger than this is answered 413 by the server before it is read
 # (crosstalk.bounded); below it, Django's own limits apply as ever (form fields 2.5 MB).
 MAX_BODY_BYTES = int(env.env_float("MAX_BODY_BYTES", 10 * 1024 * 1024, minimum=1024))
+
+# Chats started from outside (docs/origins.md). Outside content longer than this is cut
+# (with a note saying so); a request body larger than the byte limit is refused.
+ORIGIN_MAX_CHARS = int(env.env_float("ORIGIN_MAX_CHARS", 8000, minimum=100))
+ORIGIN_MAX_BODY_BYTES = int(env.env_float("ORIGIN_MAX_BODY_BYTES", 1024 * 1024, minimum=1024))
+# A signed request's timestamp may be this far from the server's clock.
+ORIGIN_SIGNATURE_TOLERANCE_SECONDS = env.env_float("ORIGIN_SIGNATURE_TOLERANCE_SECONDS", 300)
+# Answers going back: tries before an answer reads failed, and how often the loop looks.
+ORIGIN_REPLY_ATTEMPTS = int(env.env_float("ORIGIN_REPLY_ATTEMPTS", 8, minimum=1))
+ORIGIN_REPLY_POLL_SECONDS = env.env_float("ORIGIN_REPLY_POLL_SECONDS", 5, minimum=0.1)
 
 # Headers every page carries. No inline script or style anywhere: the policy forbids them.
 SECURE_CSP = {

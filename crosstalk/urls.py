@@ -18,6 +18,7 @@ urlpatterns = [
     ),
     path("", include("accounts.urls")),
     path("api/v1/", api_urls),
+    path("", include("origins.urls")),
     path("", include("chats.urls")),
     path("", include("peers.urls")),
     path("", include("crosstalk.chat_urls")),

@@ -24,6 +24,8 @@ STOPS = {
     "max_text": "Stops one message filling another agent's context.",
     "max_wait_seconds": "Stops a MessageChat call holding its turn while it waits for an answer; "
     "longer waits are cut to this.",
+    "origin_requests_per_hour": "Stops one outside source (a webhook, GitHub, Slack, A2A) "
+    "starting turns without end; an origin may set its own.",
 }
 
 

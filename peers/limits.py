@@ -13,6 +13,7 @@ NAMES = [
     "list_read_per_hour",
     "max_text",
     "max_wait_seconds",
+    "origin_requests_per_hour",
 ]
 
 

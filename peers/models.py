@@ -243,6 +243,11 @@ class Limits(models.Model):
         default=45,
         validators=[MinValueValidator(0), MaxValueValidator(600)],
     )
+    origin_requests_per_hour = models.PositiveIntegerField(
+        "Requests one origin sends an hour (unless the origin sets its own)",
+        default=60,
+        validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -263,6 +268,8 @@ class Activity(models.Model):
         CONNECT = "connect"
         REFUSED = "refused"
         LIMITS = "limits"
+        # A request from an origin, or its answer going back (origins.actions).
+        ORIGIN = "origin"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
     chat = models.ForeignKey(Chat, models.CASCADE, null=True, blank=True, related_name="+")

@@ -24,7 +24,13 @@ REFUSED = {
     "invalid_input": "a field was not valid",
     "no_message": "there is no such message",
     "already_delivered": "the message had already arrived",
+    # Requests from origins (docs/origins.md).
+    "bad_signature": "a request from outside was not signed right",
+    "duplicate_delivery": "a request from outside came again",
+    "limit_origin_hour": "an origin sent too many requests this hour",
 }
+# Codes only requests from outside get: their rows name no chat that sent.
+FROM_OUTSIDE = {"bad_signature", "duplicate_delivery", "limit_origin_hour"}
 # What the person can do about it, where there is something.
 REMEDY = {
     "not_reachable": "Turn its messaging on, or write to it so it runs.",

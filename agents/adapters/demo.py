@@ -1,9 +1,10 @@
 """The built-in offline agent (docs/demo-agent.md).
 
-It reads the person's prompt line by line; peer messages are only acknowledged,
-never obeyed, so a message cannot make it work, send or fail."""
+It reads the person's prompt line by line; peer messages and outside content are only
+acknowledged, never obeyed, so neither can make it work, send or fail."""
 
 import asyncio
+import html
 import re
 
 from django.conf import settings
@@ -26,6 +27,12 @@ BACKGROUND = re.compile(r"background\s+(\d+)", re.IGNORECASE)
 ASK = re.compile(r"ask\s+([^:]+?)\s*:\s*(.+)", re.IGNORECASE)
 TELL = re.compile(r"tell\s+([^:]+?)\s*:\s*(.+)", re.IGNORECASE)
 FAIL = re.compile(r"fail", re.IGNORECASE)
+# A block of outside content (origins.framing): its lines are a stranger's, not directives.
+OUTSIDE = re.compile(
+    r'<outside-content origin="([^"]*)"[^>]*? author="([^"]*)" boundary="([0-9a-f]+)">\n'
+    r'.*?\n\n(.*?)\n</outside-content boundary="\3">',
+    re.DOTALL,
+)
 
 
 def step_seconds() -> float:
@@ -47,7 +54,11 @@ class DemoAgent(Adapter):
 
     async def run(self, ctx: TurnContext) -> TurnResult:
         await self.acknowledge(ctx, ctx.messages)
-        for line in ctx.prompt.splitlines():
+        for origin, author, _, text in OUTSIDE.findall(ctx.prompt):
+            first = html.unescape(text).strip().splitlines()[0][:200]
+            by = f" by {html.unescape(author)}" if author else ""
+            ctx.say(f'Read a request from {origin}{by}: "{first}"')
+        for line in OUTSIDE.sub("", ctx.prompt).splitlines():
             if line.strip():
                 await self.follow(ctx, line.strip())
                 await ctx.check_running()

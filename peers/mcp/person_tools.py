@@ -9,10 +9,10 @@ cancel_peer_message  POST /api/v1/messages/{id}/cancel
 start_chat           POST /api/v1/chats
 update_chat          PATCH /api/v1/chats/{id}"""
 
-from chats.actions import check_create_chat
 from chats.api import Caller, page
-from chats.inputs import ChatCreate, ChatUpdate
+from chats.inputs import ChatStart, ChatUpdate
 from chats.models import Chat
+from chats.outside import check_start_chat
 from chats.selectors import access_chat
 from chats.serializers import chat_json
 from peers import actions
@@ -98,10 +98,13 @@ def cancel_peer_message(caller: Caller, spec: CancelInput) -> Answer:
     return Answer(f"{body['id']}: {body['words']}.", body)
 
 
-def start_chat(caller: Caller, spec: ChatCreate) -> Answer:
-    chat, agent_key = check_create_chat(caller.user, spec=spec)
+def start_chat(caller: Caller, spec: ChatStart) -> Answer:
+    chat, agent_key = check_start_chat(caller.user, spec=spec)
     body = {**chat_json(chat), "agent_key": agent_key}
-    summary = f"Started the chat {chat.name}. Its agent key, shown this once: {agent_key}"
+    if agent_key:
+        summary = f"Started the chat {chat.name}. Its agent key, shown this once: {agent_key}"
+    else:
+        summary = f"Started the chat {chat.name} from outside ({chat.origin}); its turn runs now."
     return Answer(f"{summary}\n{text.chat_line(body)}", body)
 
 
@@ -170,8 +173,10 @@ TOOLS = [
     Tool(
         "start_chat",
         f"Create a chat. Fields: {CHAT_FIELDS}. Only `name` is required. The answer carries "
-        "its agent key, shown this once.",
-        ChatCreate,
+        'its agent key, shown this once. With `origin: "automation"` and `text`, the chat is '
+        "started from outside: it runs a turn at once with `text` framed as outside content, "
+        "and it can receive messages but never list, read or message other chats.",
+        ChatStart,
         start_chat,
         creates=True,
     ),

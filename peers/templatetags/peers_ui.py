@@ -4,7 +4,7 @@
 from django import template
 
 from peers.models import Activity, PeerMessage
-from peers.refusal_words import refused_words
+from peers.refusal_words import FROM_OUTSIDE, refused_words
 
 register = template.Library()
 
@@ -24,10 +24,17 @@ ACTIONS = {
     Activity.Action.CONNECT: "connected chats",
     Activity.Action.REFUSED: "a send was refused",
     Activity.Action.LIMITS: "changed the limits",
+    Activity.Action.ORIGIN: "a request or answer from outside",
 }
 
 
 register.filter(refused_words)
+
+
+@register.filter
+def refused_outside(code: str) -> bool:
+    """A refusal only a request from an origin gets (its row names no sending chat)."""
+    return code in FROM_OUTSIDE
 
 
 @register.filter

@@ -1,0 +1,58 @@
+import json
+import uuid
+
+import pytest
+from django.test import Client
+
+from origins import signing
+from origins.models import Origin
+
+
+def make_origin(user, name: str = "ci", *, kind: str = "webhook", **fields) -> Origin:
+    """Test setup: an origin row as the Settings page makes it."""
+    settings_ = fields.pop("settings", {"callback_url": "http://127.0.0.1:9/unused"})
+    return Origin.objects.create(user=user, name=name, kind=kind, settings=settings_, **fields)
+
+
+def signed(
+    origin: Origin,
+    payload: dict,
+    *,
+    delivery: str | None = None,
+    secret: str | None = None,
+    timestamp: str | None = None,
+) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of a webhook request, signed as docs/origins.md says."""
+    body = json.dumps(payload).encode()
+    headers = signing.signed_headers(
+        secret or origin.secret, body, delivery_id=delivery or uuid.uuid4().hex
+    )
+    if timestamp is not None:
+        headers[signing.TIMESTAMP] = timestamp
+        headers[signing.SIGNATURE] = signing.signature(secret or origin.secret, timestamp, body)
+    return body, headers
+
+
+def post_hook(client: Client, origin: Origin, body: bytes, headers: dict[str, str]):
+    return client.generic(
+        "POST",
+        f"/hooks/in/{origin.public_id}",
+        body,
+        content_type="application/json",
+        headers={k: v for k, v in headers.items() if k != "Content-Type"},
+    )
+
+
+@pytest.fixture
+def origin(owner):
+    return make_origin(owner)
+
+
+@pytest.fixture
+def receiver():
+    from tests.origins.receiver import start_receiver
+
+    found, server = start_receiver()
+    yield found
+    server.shutdown()
+    server.server_close()

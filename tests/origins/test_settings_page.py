@@ -1,0 +1,156 @@
+"""Settings → Origins: the person adds, edits, disables, deletes an origin; another account
+gets 404 everywhere."""
+
+import tempfile
+
+import pytest
+from django.test import Client
+
+from origins.models import Origin
+from tests.origins.conftest import make_origin, post_hook, signed
+
+pytestmark = pytest.mark.django_db
+
+NEW = {
+    "kind": "webhook",
+    "name": "ci",
+    "enabled": "on",
+    "agent": "demo",
+    "callback_url": "https://example.test/answers",
+}
+
+
+def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, owner):
+    response = owner_client.post("/settings/origins/new/", NEW)
+    assert response.status_code == 200, response.content
+    origin = Origin.objects.get(user=owner)
+    page = response.content.decode()
+    assert origin.secret in page and f"/hooks/in/{origin.public_id}" in page
+    assert origin.settings == {"callback_url": "https://example.test/answers"}
+    again = owner_client.get("/settings/origins/").content.decode()
+    assert origin.secret not in again and f"/hooks/in/{origin.public_id}" in again
+    assert response["Cache-Control"].startswith("max-age=0")
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"callback_url": ""}, "callback_url"),
+        ({"callback_url": "file:///etc/passwd"}, "http"),
+        ({"agent": "command"}, "needs the command line"),
+        ({"agent": "codex", "folder": tempfile.gettempdir()}, "run"),
+        ({"name": "bad\x00name"}, "Null characters"),
+        ({"name": "x" * 81}, "80"),
+        ({"requests_per_hour": "0"}, "greater than or equal to 1"),
+        ({"kind": "nope"}, "valid choice"),
+    ],
+)
+def test_it_refuses_a_bad_origin_with_the_reason(owner_client, change, says):
+    response = owner_client.post("/settings/origins/new/", {**NEW, **change})
+    assert response.status_code == 400
+    assert says in response.content.decode()
+    assert not Origin.objects.exists()
+
+
+def test_a_taken_name_is_refused(owner_client, owner):
+    make_origin(owner, "ci")
+    response = owner_client.post("/settings/origins/new/", NEW)
+    assert response.status_code == 400 and "already have an origin" in response.content.decode()
+
+
+def test_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
+    origin = make_origin(owner, "gh", kind="github", settings={"handle": "bot", "token": "t0k"})
+    form = {**NEW, "kind": "github", "name": "gh2", "handle": "crosstalk-bot"}
+    response = owner_client.post(f"/settings/origins/{origin.public_id}/", form)
+    assert response.status_code == 302, response.content
+    origin.refresh_from_db()
+    assert origin.name == "gh2" and origin.settings["token"] == "t0k"
+    assert origin.settings["handle"] == "crosstalk-bot"
+    changed = owner_client.post(f"/settings/origins/{origin.public_id}/", {**form, "kind": "slack"})
+    assert changed.status_code == 400 and "keeps its kind" in changed.content.decode()
+
+
+def test_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner_client, origin):
+    owner_client.post(f"/settings/origins/{origin.public_id}/enabled/")
+    assert post_hook(Client(), origin, *signed(origin, {"text": "x"})).status_code == 404
+    owner_client.post(f"/settings/origins/{origin.public_id}/enabled/")
+    assert post_hook(Client(), origin, *signed(origin, {"text": "x"})).status_code == 202
+
+
+def test_a_new_secret_replaces_the_old_one_at_once(owner_client, origin):
+    old = origin.secret
+    response = owner_client.post(f"/settings/origins/{origin.public_id}/secret/")
+    origin.refresh_from_db()
+    assert origin.secret != old and origin.secret in response.content.decode()
+    assert (
+        post_hook(Client(), origin, *signed(origin, {"text": "x"}, secret=old)).status_code == 401
+    )
+    assert post_hook(Client(), origin, *signed(origin, {"text": "x"})).status_code == 202
+
+
+def test_deleting_keeps_the_chats_it_started(owner_client, origin):
+    started = post_hook(Client(), origin, *signed(origin, {"text": "x"})).json()["chat"]
+    owner_client.post(f"/settings/origins/{origin.public_id}/delete/")
+    assert not Origin.objects.exists()
+    assert owner_client.get(f"/chats/{started}/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/"),
+        ("post", "/"),
+        ("post", "/enabled/"),
+        ("post", "/secret/"),
+        ("post", "/delete/"),
+        ("post", "/test/"),
+    ],
+)
+def test_another_accounts_origin_answers_404_everywhere(outsider_client, origin, method, path):
+    missing = getattr(outsider_client, method)(f"/settings/origins/org_missing{path}", NEW)
+    response = getattr(outsider_client, method)(f"/settings/origins/{origin.public_id}{path}", NEW)
+    assert response.status_code == missing.status_code == 404
+    fresh = Origin.objects.get(pk=origin.pk)
+    assert (fresh.name, fresh.enabled, fresh.secret) == (origin.name, True, origin.secret)
+
+
+def test_the_list_shows_only_the_accounts_own_origins(outsider_client, origin):
+    page = outsider_client.get("/settings/origins/").content.decode()
+    assert origin.public_id not in page and "No origins yet" in page
+
+
+def test_the_settings_page_links_to_origins(owner_client):
+    assert "/settings/origins/" in owner_client.get("/settings/").content.decode()
+
+
+def test_an_outside_chat_shows_its_origin_and_answer_state_in_header_and_card(owner_client, origin):
+    from django.utils import timezone
+
+    from chats.models import Chat
+    from origins.models import OriginReply
+
+    chat_id = post_hook(Client(), origin, *signed(origin, {"text": "x", "thread": "T-9"})).json()[
+        "chat"
+    ]
+    chat = Chat.objects.get(pk=chat_id)
+    OriginReply.objects.create(
+        thread=chat.origin_thread,
+        text="done",
+        attempts=2,
+        last_error="RuntimeError: https://example.test answered 503",
+        next_attempt_at=timezone.now(),
+        created_at=timezone.now(),
+    )
+    page = owner_client.get(f"/chats/{chat_id}/").content.decode()
+    assert "From Webhook" in page and "T-9" in page and "“ci”" in page
+    assert "Its last answer: pending after 2 tries — RuntimeError" in page
+    cards = owner_client.get("/chats/").content.decode()
+    assert "from Webhook" in cards
+
+
+def test_the_activity_log_shows_requests_and_outside_refusals_in_words(owner_client, origin):
+    post_hook(Client(), origin, *signed(origin, {"text": "x", "author": "ci-bot"}))
+    post_hook(Client(), origin, *signed(origin, {"text": "x"}, secret="wrong"))
+    page = owner_client.get("/activity/").content.decode()
+    assert "Webhook request from ci-bot (ci)" in page
+    assert "Refused: a request from outside was not signed right" in page

@@ -1,5 +1,6 @@
-"""http → /mcp (the MCP server) or Django; websocket → the page consumers; all inside ServerProcess,
-which starts this process's background services once (crosstalk.services)."""
+"""http → /a2a/… (the A2A server), /mcp (the MCP server) or Django; websocket → the page
+consumers; all inside ServerProcess, which starts this process's background services once
+(crosstalk.services)."""
 
 import os
 
@@ -14,12 +15,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from chats.routing import websocket_urlpatterns  # noqa: E402
 from crosstalk.origins import ExactOriginValidator  # noqa: E402
 from crosstalk.services import ServerProcess  # noqa: E402
+from origins.a2a.asgi import A2ARouter  # noqa: E402
 from peers.mcp.http import McpRouter  # noqa: E402
 
 application = ServerProcess(
     ProtocolTypeRouter(
         {
-            "http": McpRouter(django_app),
+            "http": A2ARouter(McpRouter(django_app)),
             "websocket": ExactOriginValidator(
                 AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
             ),

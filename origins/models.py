@@ -122,3 +122,21 @@ class OriginReply(models.Model):
 
     def __str__(self) -> str:
         return f"reply {self.pk} ({self.state})"
+
+
+class A2ATask(models.Model):
+    """An A2A task of an origin, as the a2a-sdk's Task message (JSON), so any web process
+    answers tasks/get and a restart loses nothing."""
+
+    id = models.CharField(primary_key=True, max_length=100)
+    origin = models.ForeignKey(Origin, models.CASCADE, related_name="a2a_tasks")
+    context_id = models.CharField(max_length=300)
+    state = models.PositiveSmallIntegerField(default=0)  # a2a TaskState's number
+    data = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["origin", "context_id"])]
+
+    def __str__(self) -> str:
+        return self.id

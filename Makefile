@@ -20,7 +20,9 @@ run: $(BIN)/.installed
 	PORT=$(PORT) bin/run-all
 
 # One pytest worker per core (TEST_WORKERS=1 runs them in one process); each test module
-# stays on one worker, so its live servers start once.
+# stays on one worker, so its live servers start once, the slowest suites go first and
+# the longest module spreads by CLI (tests/scheduling.py). Prints the 30 slowest tests
+# and every skipped test with its reason.
 TEST_WORKERS ?= auto
 
 test: $(BIN)/.installed

@@ -39,9 +39,33 @@ def pytest_configure(config):
         layer["CONFIG"]["prefix"] = f"{layer['CONFIG']['prefix']}-{worker}"
 
 
+# The slowest suites (real CLIs, browsers, server processes) run first: under xdist a
+# long module started last would run alone on one core while the other idles.
+SLOW_FIRST = ("tests/agentcli/", "tests/e2e/", "tests/reliability/", "tests/peers/test_mcp_live")
+
+
+def slowness(item) -> int:
+    path = item.nodeid.replace("\\", "/")
+    return next((i for i, slow in enumerate(SLOW_FIRST) if path.startswith(slow)), len(SLOW_FIRST))
+
+
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("CROSSTALK_SECOND_STAGE") != "1":
-        return
+    items.sort(key=slowness)  # stable: each module keeps its own order
+    if os.environ.get("CROSSTALK_SECOND_STAGE") == "1":
+        skip_own_server_suites(items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`, slowest modules first, long ones spread (tests/scheduling.py)."""
+    if config.getvalue("dist") == "loadfile":
+        from tests.scheduling import ModuleScheduling
+
+        return ModuleScheduling(config, log)
+    return None
+
+
+def skip_own_server_suites(items):
     skip = pytest.mark.skip(
         reason="runs on its own SQLite server whatever the backend: ran in the first stage"
     )

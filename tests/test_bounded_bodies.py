@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import manage, start_server, stop_server
+from tests.servers import manage, migrate, start_server, stop_server
+
+# Its own server on its own SQLite file, whatever the backend: run in one stage.
+pytestmark = pytest.mark.embedded_only
 
 MB = 1024 * 1024
 LIMIT = 10 * MB  # the default MAX_BODY_BYTES
@@ -30,7 +33,7 @@ def site(tmp_path_factory):
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp / 'db.sqlite3'}")
     env.pop("REDIS_URL", None)
     env.pop("MAX_BODY_BYTES", None)
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     token = manage(env, "create_api_token", "bounded", "--create-user").strip().splitlines()[-1]
     server, url = start_server(env, "--no-runner")
     try:

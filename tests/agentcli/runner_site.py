@@ -20,7 +20,7 @@ import pytest
 from tests import servers
 from tests.agentcli.clis import CODEX_KEY_VAR, claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
-from tests.servers import ROOT, free_port, manage, private_root, start_server, stop_server
+from tests.servers import ROOT, free_port, manage, migrate, private_root, start_server, stop_server
 
 DEADLINE_SECONDS = 150
 # The site person's password, for the screenshots' log-in.
@@ -173,7 +173,7 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     agents = private_root() / "test-agents" / uuid.uuid4().hex
     port = free_port()
     env = site_env(tmp, agents, fake, clis, port, **extra)
-    manage(env, "migrate", "--noinput")
+    migrate(env)
     login = ["alice", "--create-user", "--password", PASSWORD]
     token = manage(env, "create_api_token", *login).strip().splitlines()[-1]
     manage(env, "allow_runners", "alice")  # its hosted chats run here

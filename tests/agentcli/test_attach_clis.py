@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,15 @@ from tests.agentcli.clis import claude_env, codex_env, gemini_env, run_cli
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
 from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
-from tests.servers import free_port, manage, poll, private_root, start_server, stop_server
+from tests.servers import (
+    free_port,
+    manage,
+    migrate,
+    poll,
+    private_root,
+    start_server,
+    stop_server,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -36,8 +45,8 @@ def release_db_thread_connection() -> None:
 class Crosstalk:
     """A live server and the REST calls the tests make to it."""
 
-    def __init__(self, url: str, env: dict, token: str):
-        self.url, self.env, self.token = url, env, token
+    def __init__(self, url: str, env: dict, token: str, user: str):
+        self.url, self.env, self.token, self.user = url, env, token, user
 
     def call(self, method: str, path: str, body=None, *, key: str | None = None) -> dict:
         request = urllib.request.Request(  # noqa: S310 (our own server on 127.0.0.1)
@@ -73,26 +82,36 @@ class Crosstalk:
         is the running server's): writes the files and prints the key."""
         env = {k: v for k, v in self.env.items() if k != "CROSSTALK_URL"}
         env |= {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
-        args = ["--agent", agent, "--write", str(folder), *flags]
+        args = ["--agent", agent, "--user", self.user, "--write", str(folder), *flags]
         out = manage(env, "agent_config", chat, *args)
         return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]
 
 
-@pytest.fixture
-def crosstalk(tmp_path):
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One live server for the module (booting one per test cost seconds each)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    db = tmp_path_factory.mktemp("attach") / "db.sqlite3"
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{db}")
     env |= {"DEMO_STEP_SECONDS": "0", "CROSSTALK_URL": url}
     env.pop("REDIS_URL", None)
-    manage(env, "migrate", "--noinput", "-v0")
-    made = manage(env, "create_api_token", "alice", "--create-user", "--password", PASSWORD)
-    token = made.strip().splitlines()[-1]
+    migrate(env)
     server, _ = start_server(env, port=port)
     try:
-        yield Crosstalk(url, env, token)
+        yield url, env
     finally:
         stop_server(server)
+
+
+@pytest.fixture
+def crosstalk(served):
+    """The module's server, as a person of this test's own: no test sees another's chats,
+    messages or limits."""
+    url, env = served
+    user = f"person-{uuid.uuid4().hex[:8]}"
+    made = manage(env, "create_api_token", user, "--create-user", "--password", PASSWORD)
+    return Crosstalk(url, env, made.strip().splitlines()[-1], user)
 
 
 @pytest.fixture
@@ -136,6 +155,22 @@ def messenger():
         yield fake
 
 
+def step_until(gate: Path) -> str:
+    """A shell step that runs until `gate` exists: the test opens it once its message is
+    sent, so the message comes in while the step runs, with no fixed window."""
+    return f"[[bash until [ -e {gate} ]; do sleep 0.05; done; printf 'SLEPT-%s' 2]]"
+
+
+def then_open(gate: Path, action):
+    """`action`, then open the gate its step waits on."""
+
+    def run():
+        action()
+        gate.touch()
+
+    return run
+
+
 def block_of(message: dict) -> str:
     return f'<peer-message id="{message["id"]}"'
 
@@ -144,7 +179,7 @@ def block_of(message: dict) -> str:
 
 
 def test_it_takes_messages_between_steps_and_as_finished_in_claude(
-    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir, tmp_path
 ):
     attached = crosstalk.new_chat("api-claude", "claude-code")
     crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)
@@ -156,12 +191,14 @@ def test_it_takes_messages_between_steps_and_as_finished_in_claude(
         )
 
     # While the shell step runs (the first model call has just answered with it).
-    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send("step", "MSG-STEP")))
+    gate = tmp_path / "sent"
+    on_step = then_open(gate, send("step", "MSG-STEP"))
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, on_step))
     # As it is about to finish: the call after the shell step's result.
     answer = "[[say It listens on 8080.]]"
     messenger.triggers.append((lambda body: "SLEPT-2" in body, send("stop", f"MSG-STOP {answer}")))
 
-    prompt = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say first part done]]"
+    prompt = f"{step_until(gate)}\n[[say first part done]]"
     run = claude_turn(
         claude_cli,
         messenger,
@@ -264,7 +301,7 @@ def other_cli(request):
 
 
 def test_it_takes_a_message_between_steps_in_codex_and_gemini(
-    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+    other_cli, messenger, crosstalk, sender, cli_home, cli_workdir, tmp_path
 ):
     agent, cli = other_cli
     run_cli, api = RUNS[agent]
@@ -275,8 +312,9 @@ def test_it_takes_a_message_between_steps_in_codex_and_gemini(
     def send():
         sent["step"] = crosstalk.send(sender["agent_key"], attached["id"], "MSG-STEP")
 
-    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send))
-    prompt = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say all done]]"
+    gate = tmp_path / "sent"
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, then_open(gate, send)))
+    prompt = f"{step_until(gate)}\n[[say all done]]"
 
     run = run_cli(cli, messenger, crosstalk, key, cli_home, cli_workdir, prompt)
 
@@ -345,7 +383,6 @@ def test_it_connects_codex_and_gemini_to_the_crosstalk_mcp_server(
 # The files go in a folder of their own (never the chat's); the flags and environment
 # load them, and a message sent while a step runs reaches the next model request.
 
-HOSTED_STEP = "[[bash sleep 3; printf 'SLEPT-%s' 2]]\n[[say all done]]"
 CODEX_FLAGS = [
     "-c", 'model_provider="fake"', "-c", 'model="gpt-fake"', "-c", 'approval_policy="never"',
     "-c", 'sandbox_mode="danger-full-access"', "-c", "features.plugins=false",
@@ -403,7 +440,7 @@ def hosted_cli(request):
 
 
 def test_it_configures_a_hosted_turn_that_takes_a_message_between_steps(
-    hosted_cli, messenger, crosstalk, sender, cli_home, cli_workdir, config_dir
+    hosted_cli, messenger, crosstalk, sender, cli_home, cli_workdir, config_dir, tmp_path
 ):
     agent, cli, run, api = hosted_cli
     chat = crosstalk.new_chat(f"hosted-{agent}", agent)
@@ -413,9 +450,11 @@ def test_it_configures_a_hosted_turn_that_takes_a_message_between_steps(
     def send():
         sent["step"] = crosstalk.send(sender["agent_key"], chat["id"], "MSG-HOSTED")
 
-    messenger.triggers.append((lambda body: "SLEPT-2" not in body, send))
+    gate = tmp_path / "sent"  # not in the chat's folder, which must stay empty
+    messenger.triggers.append((lambda body: "SLEPT-2" not in body, then_open(gate, send)))
+    step = f"{step_until(gate)}\n[[say all done]]"
 
-    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, HOSTED_STEP)
+    result = run(cli, messenger, config, config_dir, cli_home, cli_workdir, step)
 
     assert result.final == "all done", result.describe()
     assert list(cli_workdir.iterdir()) == []  # nothing written into the chat's folder
@@ -463,7 +502,7 @@ def test_the_claude_config_copied_from_the_panel_joins_a_real_session(
         context.grant_permissions(["clipboard-read", "clipboard-write"])
         context.set_default_timeout(10_000)
         page = context.new_page()
-        log_in(page, "alice", PASSWORD)
+        log_in(page, crosstalk.user, PASSWORD)
         copied = show_key_switch_tabs_and_copy(page, attached["id"])
         browser.close()
     settings = cli_workdir / ".claude" / "settings.local.json"

@@ -7,7 +7,10 @@ import sys
 
 import pytest
 
-from tests.servers import ROOT, free_port, manage, start_server, stop_server
+from tests.servers import ROOT, free_port, manage, migrate, start_server, stop_server
+
+# Its own server on its own SQLite file, whatever the backend: run in one stage.
+pytestmark = pytest.mark.embedded_only
 
 
 @pytest.fixture
@@ -26,7 +29,7 @@ def test_the_url_follows_the_running_servers_port(tmp_path):
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     env.pop("REDIS_URL", None)
     env.pop("CROSSTALK_URL", None)
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     manage(env, "shell", "-c", (
         "from accounts.models import User; from tests.conftest import make_chat; "
         "make_chat(User.objects.create_user('alice'), 'api', agent='codex', peers=True)"

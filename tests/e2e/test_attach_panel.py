@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
-from tests.servers import manage, start_server, stop_server
+from tests.servers import manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright")
 CHROMIUM = "/usr/bin/chromium"
@@ -26,7 +26,7 @@ def release_db_thread_connection() -> None:
 def site(tmp_path_factory) -> Iterator[dict]:
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'db'}")
     env.pop("REDIS_URL", None)
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     out = manage(env, "create_api_token", "alice", "--create-user", "--password", PASSWORD)
     server, url = start_server(env)
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import ROOT, manage, start_server, stop_server
+from tests.servers import ROOT, manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="browser tests need Playwright: pip install -e '.[dev]'"
@@ -54,7 +54,7 @@ def server_env(db_path: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = server_env(tmp_path_factory.mktemp("e2e") / "db.sqlite3")
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     manage(env, "seed_demo")
     server, url = start_server(env)
     try:

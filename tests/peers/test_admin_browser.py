@@ -9,12 +9,15 @@ import pytest
 
 from tests.e2e.looks import assert_fits, assert_readable
 from tests.e2e.test_browser import CHROMIUM, server_env
-from tests.servers import manage, start_server, stop_server
+from tests.servers import manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+    pytest.mark.embedded_only,  # its own server on its own SQLite file, whatever the backend
+]
 MAKE_ADMIN = (
     "from accounts.models import User; "
     "User.objects.create_user('root', password='root-password-1', is_staff=True)"
@@ -29,7 +32,7 @@ def release_db_thread_connection() -> None:
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = server_env(tmp_path_factory.mktemp("admin") / "db.sqlite3")
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     manage(env, "seed_messages", "--count", "300", "--accounts", "2")
     manage(env, "shell", "--no-imports", "-c", MAKE_ADMIN)
     server, url = start_server(env)

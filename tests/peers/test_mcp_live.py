@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.peers.test_mcp_tools import AGENT_TOOLS, PERSON_TOOLS
-from tests.servers import ROOT, manage, poll, start_server, stop_server
+from tests.servers import ROOT, manage, migrate, poll, start_server, stop_server
 
 ANSWER_SECONDS = 5
 
@@ -75,7 +75,7 @@ def ran_chat(url: str, token: str, name: str) -> dict:
 def prepared_env(tmp: Path, **extra: str) -> tuple[dict[str, str], str]:
     """A fresh SQLite file, migrated, with one person and their API token."""
     env = {**embedded_env(tmp / "db.sqlite3"), **extra}
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     token = manage(env, "create_api_token", "mcp-user", "--create-user").strip().splitlines()[-1]
     return env, token
 

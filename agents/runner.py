@@ -193,8 +193,8 @@ class TurnRunner:
 
     async def run_turn(self, turn: Turn) -> None:
         """Run a turn claimed by this runner (claim_next_turn) to its end."""
-        adapter = adapter_for(turn.chat)
         try:
+            adapter = adapter_for(turn.chat)
             ctx = await self.prepare(turn)
             result = await self.drive(adapter, ctx)
         except TurnStopped:

@@ -45,7 +45,7 @@ class ClaudeCodeAgent(CliAdapter):
         "MAX_THINKING_TOKENS", "MAX_MCP_OUTPUT_TOKENS", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT",
         "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS",
     )  # fmt: skip
-    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    takes = Takes(between_steps=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

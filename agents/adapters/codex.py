@@ -49,7 +49,7 @@ class CodexAgent(CliAdapter):
     model_url_variable = "OPENAI_BASE_URL"
     default_model_host = "api.openai.com"
     providers = ("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*")
-    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    takes = Takes(between_steps=True, runs_without_folder=False)
 
     def argv(self, run: HostedRun) -> list[str]:
         chat = run.chat

@@ -116,11 +116,26 @@ def check_send(
 
 
 def check_sender(out: Outgoing) -> None:
+    """An agent's own switch, first of all (peers_off)."""
     if out.by_agent and not out.from_chat.peers:
         raise Refusal(
             "peers_off",
             "Agent-to-agent messaging is off for this chat; ask the person to turn it on.",
         )
+
+
+def check_origin(out: Outgoing) -> None:
+    """After the recipient is known (docs/rules.md's order): with its switch on, an
+    agent that does not take part was started from outside."""
+    if out.by_agent and not out.from_chat.takes_part:
+        raise outside_origin()
+
+
+def check_taking_part(chat: Chat) -> None:
+    """chat.takes_part as refusals, for the agent's calls that name no recipient."""
+    out = Outgoing(chat.user, chat, SentBy.AGENT)
+    check_sender(out)
+    check_origin(out)
 
 
 def outside_origin() -> Refusal:
@@ -136,14 +151,13 @@ def check_recipient(out: Outgoing, recipient: Chat | None, limits: Limits) -> No
         raise no_chat()
     if out.from_chat is not None and recipient.pk == out.from_chat.pk:
         raise Refusal("not_yourself", "That is this chat itself; message another chat.")
-    if out.by_agent and out.from_chat.from_outside:
-        raise outside_origin()
+    check_origin(out)
     check_reachable(recipient, limits)
 
 
 def check_reachable(chat: Chat, limits: Limits) -> None:
     """One rule for agents and the person, sends and reads alike, the one every list
-    of the pages offers (peers.selectors.is_reachable)."""
+    of the pages offers (peers.selectors.reachable)."""
     if not is_reachable(chat, since=reach_since(limits)):
         raise Refusal(
             "not_reachable",

@@ -36,7 +36,7 @@ def handle(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
     chat_actions.do_set_session_id(chat, session_id=payload.session_id)
-    if not chat.peers or chat.from_outside:
+    if not chat.takes_part:
         return {}  # it sees no tools: no line about them either
     return cli.context(payload.hook_event_name, PROMPT_LINE)
 

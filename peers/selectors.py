@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from chats.models import Chat
 from chats.refusals import Refusal
-from chats.selectors import access_chat
+from chats.selectors import access_chat, account_chats
 from peers.delivery_table import HELD, route_for
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
@@ -19,7 +19,7 @@ Reason = PeerMessage.Reason
 
 
 def find_chat_by_name(user, name: str) -> Chat | None:
-    return Chat.objects.filter(user=user, name__iexact=name.strip()).first()
+    return account_chats(user).filter(name__iexact=name.strip()).first()
 
 
 def reach_since(limits=None):
@@ -43,8 +43,8 @@ def is_reachable(chat: Chat, *, since) -> bool:
 def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:
     """The account's other chats it may reach now, newest run first; with
     `switching_on` (Connect) the ones a connect may switch on."""
-    chats = Chat.objects.filter(reachable(reach_since(), switching_on=switching_on))
-    chats = chats.filter(user_id=chat.user_id).exclude(pk=chat.pk)
+    chats = account_chats(chat.user_id).filter(reachable(reach_since(), switching_on=switching_on))
+    chats = chats.exclude(pk=chat.pk)
     return list(chats.order_by("-last_ran_at"))
 
 

@@ -22,6 +22,7 @@ from django_htmx.http import trigger_client_event
 from chats import views as chat_views
 from chats.models import Chat, Entry
 from chats.refusals import Refusal
+from chats.selectors import account_chats
 from chats.views import chat_or_404
 from peers.actions import (
     check_cancel_message,
@@ -367,7 +368,7 @@ class ActivityView(LoginRequiredMixin, View):
             "chosen": chat,
             "action": action,
             "actions": Activity.Action.choices,
-            "chats": chat_views.account_chats(request.user),
+            "chats": list(account_chats(request.user)),
             "query": query_string(chat, action),
         }
         return render(request, self.template_name, context)

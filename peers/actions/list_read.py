@@ -6,8 +6,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from chats.models import Chat, Entry
-from chats.refusals import Refusal, no_chat
-from chats.selectors import get_latest_entries
+from chats.refusals import Refusal
+from chats.selectors import access_chat, get_latest_entries
 from peers.actions.locking import lock_account
 from peers.actions.record import record, refusals_recorded
 from peers.actions.send import Outgoing, check_reachable, check_sender, check_taking_part
@@ -47,9 +47,7 @@ def check_takes_part(chat: Chat) -> None:
 
 
 def readable_chat(chat: Chat, target: str) -> Chat:
-    other = Chat.objects.filter(pk=str(target), user_id=chat.user_id).first()
-    if other is None:
-        raise no_chat()
+    other = access_chat(chat.user, target)
     if other.pk == chat.pk:
         raise Refusal("not_yourself", "That is this chat itself; read another chat.")
     check_reachable(other, current_limits())

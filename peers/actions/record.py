@@ -12,6 +12,7 @@ from django.utils import timezone
 from chats import events
 from chats.models import Chat
 from chats.refusals import Refusal
+from chats.selectors import account_chats
 from peers.models import Activity, PeerMessage
 
 
@@ -43,7 +44,7 @@ REFUSALS_WINDOW = timedelta(minutes=1)
 def record_refusal(user, from_chat: Chat | None, to: str | None, refusal: Refusal) -> None:
     target = None
     if to is not None:
-        target = Chat.objects.filter(pk=str(to), user=user).values_list("pk", flat=True).first()
+        target = account_chats(user).filter(pk=str(to)).values_list("pk", flat=True).first()
     count_refusal(user.pk, refusal.code, chat_id=getattr(from_chat, "pk", None), target_id=target)
 
 

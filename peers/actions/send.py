@@ -13,12 +13,13 @@ from accounts.keys import new_id
 from accounts.models import User
 from chats import actions as chat_actions
 from chats.idempotency import note_work
-from chats.models import Chat, Entry, Turn
+from chats.models import Chat, Turn
 from chats.refusals import Refusal, no_chat
+from chats.selectors import access_chat
 from peers.actions.limits import check_limits
 from peers.actions.locking import lock_for_send
 from peers.actions.record import publish_message, record, record_refusal
-from peers.delivery_table import Route, route_for
+from peers.delivery_table import TO_YOU, Route, route_for
 from peers.limits import current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage
 from peers.selectors import is_reachable, reach_since
@@ -71,11 +72,11 @@ def check_send_as_person(
     """The person sends, as a chat ("You, as that chat") or as themselves."""
     sender = None
     if from_chat is not None:
-        sender = Chat.objects.filter(pk=str(from_chat), user=user).first()
-        if sender is None:
-            refusal = no_chat()
+        try:
+            sender = access_chat(user, from_chat)
+        except Refusal as refusal:
             record_refusal(user, None, to, refusal)
-            raise refusal
+            raise
     return send(Outgoing(user, sender, SentBy.PERSON), to=to, text=text, reply_to=reply_to)
 
 
@@ -113,6 +114,19 @@ def check_send(
     check_limits(out, recipient, chain=chain, wakes=wakes, now=now, limits=limits)
     wait = min(max(wait_seconds, 0), limits.max_wait_seconds)
     return PreparedSend(out, recipient, text, parent, chain, hop, turn, route, wakes, wait, now)
+
+
+def check_answer_to_person(
+    out: Outgoing, parent: PeerMessage, *, text: str, turn: Turn
+) -> PreparedSend:
+    """A turn's final text answering what the person sent as themselves: it goes back
+    to the person (no recipient chat, so no reach and no limits), in the parent's
+    chain; the caller holds the account lock."""
+    check_text(text, current_limits())
+    hop = parent.hop + 1
+    return PreparedSend(
+        out, None, text, parent, parent.chain, hop, turn, TO_YOU, False, 0, timezone.now()
+    )
 
 
 def check_sender(out: Outgoing) -> None:
@@ -230,7 +244,13 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:
         PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
-    add_entries(message, turn=send.turn)
+    chat_actions.do_add_message_entries(
+        message_id=message.pk,
+        text=message.text,
+        from_chat=message.from_chat,
+        to_chat=message.to_chat,
+        turn=send.turn,
+    )
     record(
         send.out.user.pk,
         Activity.Action.MESSAGE,
@@ -242,7 +262,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     if not send.out.by_agent:
         # The person writing counts as writing to both chats: a fresh "without you".
         written = [c.pk for c in (send.out.from_chat, send.recipient) if c is not None]
-        Chat.objects.filter(pk__in=written).update(person_wrote_at=send.now)
+        chat_actions.do_note_person_wrote(written, now=send.now)
     if send.route.turn:
         chat_actions.request_turn(
             send.recipient, trigger=send.route.turn, chain=message.chain, hop=message.hop
@@ -277,27 +297,3 @@ def new_message(send: PreparedSend) -> PeerMessage:
     if out.from_chat is not None and send.recipient is not None:
         message.pair = pair_key(out.from_chat.pk, send.recipient.pk)
     return message
-
-
-def add_entries(message: PeerMessage, *, turn: Turn | None) -> None:
-    entries = []
-    if message.from_chat is not None:
-        entries.append(
-            Entry(
-                chat=message.from_chat,
-                turn=turn,
-                kind=Entry.Kind.PEER_OUT,
-                text=message.text,
-                message_id=message.pk,
-            )
-        )
-    if message.to_chat is not None:
-        entries.append(
-            Entry(
-                chat=message.to_chat,
-                kind=Entry.Kind.PEER_IN,
-                text=message.text,
-                message_id=message.pk,
-            )
-        )
-    Entry.objects.bulk_create(entries)

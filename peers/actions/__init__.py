@@ -38,7 +38,6 @@ from peers.actions.record import (
     publish_message,
     record,
     record_refusal,
-    record_refused,
 )
 from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
 from peers.actions.turns import do_attached_prompt, finish_turn
@@ -73,7 +72,6 @@ __all__ = [
     "publish_message",
     "record",
     "record_refusal",
-    "record_refused",
     "send",
     "send_on_queue",
     "take_awaited_answer",

@@ -75,7 +75,7 @@ def check_send_as_person(
         try:
             sender = access_chat(user, from_chat)
         except Refusal as refusal:
-            record_refusal(user, None, to, refusal)
+            record_refusal(user, refusal, to=to)
             raise
     return send(Outgoing(user, sender, SentBy.PERSON), to=to, text=text, reply_to=reply_to)
 
@@ -93,7 +93,7 @@ def send(
             )
             return do_send_message(prepared)
     except Refusal as refusal:
-        record_refusal(out.user, out.from_chat, to, refusal)
+        record_refusal(out.user, refusal, chat_id=getattr(out.from_chat, "pk", None), to=to)
         raise
 
 

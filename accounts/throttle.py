@@ -11,6 +11,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from chats.refusals import Refusal
+
 STATUS = 429
 
 
@@ -46,15 +48,10 @@ def lockout_response(request: HttpRequest, *args) -> HttpResponse:
         f"(in {minutes} minute{'s' if minutes != 1 else ''})."
     )
     if wants_json(request):
-        response = JsonResponse(
-            {
-                "code": "too_many_attempts",
-                "message": message,
-                "retry_after": seconds,
-                "retry_at": retry_at.isoformat(),
-            },
-            status=STATUS,
-        )
+        # The refusal's own shape, and when to try again.
+        body = Refusal("too_many_attempts", message).as_json()
+        body |= {"retry_after": seconds, "retry_at": retry_at.isoformat()}
+        response = JsonResponse(body, status=STATUS)
     else:
         context = {
             "form": AuthenticationForm(request),

@@ -27,8 +27,11 @@ async def deliver_as_finished(chat: Chat) -> list[PeerMessage]:
     return await in_db_thread(actions.deliver_as_finished)(chat)
 
 
-async def answer_from_final_text(turn: Turn) -> None:
-    await in_db_thread(actions.answer_from_final_text)(turn)
+async def finish_turn(turn: Turn, *, final_text: str, background: bool) -> bool:
+    """peers.actions.finish_turn: finished, answered with the final text, queue sent on."""
+    return await in_db_thread(actions.finish_turn)(
+        turn, final_text=final_text, background=background
+    )
 
 
 async def send_on_queue(chat: Chat) -> None:

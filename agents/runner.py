@@ -27,7 +27,7 @@ from agents.adapters import (
 )
 from agents.dbthread import in_db_thread
 from agents.leases import alongside
-from chats.actions import claim_next_turn, do_end_background, do_finish_turn, do_set_turn_input
+from chats.actions import claim_next_turn, do_end_background, do_set_turn_input
 from chats.events import RUNNER_GROUP
 from chats.models import Turn
 from chats.runners import why_turn_may_not_run
@@ -193,8 +193,8 @@ class TurnRunner:
 
     async def run_turn(self, turn: Turn) -> None:
         """Run a turn claimed by this runner (claim_next_turn) to its end."""
-        adapter = adapter_for(turn.chat)
         try:
+            adapter = adapter_for(turn.chat)
             ctx = await self.prepare(turn)
             result = await self.drive(adapter, ctx)
         except TurnStopped:
@@ -233,18 +233,12 @@ class TurnRunner:
 
     async def finish(self, adapter: Adapter, ctx: TurnContext, result: TurnResult) -> None:
         background = result.background_steps > 0
-        ended = await in_db_thread(do_finish_turn)(
+        ended = await peer_calls.finish_turn(
             ctx.turn, final_text=result.final_text, background=background
         )
-        if not ended:
-            return  # stopped just before the end: stop holds, nothing is sent on
-        try:
-            await peer_calls.answer_from_final_text(ctx.turn)
-        finally:
-            if background:
-                self.start_background(adapter, ctx, result.background_steps)
-            else:
-                await peer_calls.send_on_queue(ctx.chat)
+        # Not ended: stopped just before the end, so stop holds and nothing goes on.
+        if ended and background:
+            self.start_background(adapter, ctx, result.background_steps)
 
     def start_background(self, adapter: Adapter, ctx: TurnContext, count: int) -> None:
         task = asyncio.create_task(self.run_background(adapter, ctx, count))

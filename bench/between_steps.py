@@ -29,8 +29,7 @@ django.setup()  # the attach tests' helpers import the models
 from tests.agentcli.clis import find_cli  # noqa: E402
 from tests.agentcli.fake_model import FakeModel  # noqa: E402
 from tests.agentcli.headless import claude_turn  # noqa: E402
-from tests.agentcli.test_attach_clis import Crosstalk  # noqa: E402
-from tests.servers import manage, start_server, stop_server  # noqa: E402
+from tests.servers import Crosstalk, manage, start_server, stop_server  # noqa: E402
 
 STEP = 1.0
 

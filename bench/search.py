@@ -74,6 +74,7 @@ def main() -> None:
     from django.test import Client
 
     from accounts.actions import do_create_api_token
+    from chats.selectors import account_chats
     from peers.inputs import MessageSearch
     from peers.models import PeerMessage
     from peers.selectors import find_messages
@@ -90,6 +91,7 @@ def main() -> None:
     for word in ("ticket4242", "port", "migr"):
         hits = find_messages(user, MessageSearch(query=word)).count()
         print(f"  {word!r}: {hits} hits in {user}")
+    chat = account_chats(user).first()
     urls = [f"?q={q.replace(' ', '+')}" for q in QUERIES]
     urls.append(f"?q=port&chat={chat.pk}&state=delivered")
     urls.append("?q=port&page=3")

@@ -14,8 +14,6 @@ from chats.models import Chat
 class Takes:
     # After each step of a running turn (PostToolUse / AfterTool hooks, demo steps).
     between_steps: bool = False
-    # As a running turn is about to end (Stop / AfterAgent hooks): it keeps going.
-    as_finished: bool = False
     # Whether Crosstalk can start a turn of a chat with no working folder. A Claude
     # Code, Codex or Gemini chat without one is a session the person runs and
     # attaches themselves: nothing can wake it, its own hooks take its messages.

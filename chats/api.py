@@ -47,8 +47,10 @@ def caller_for_secret(secret: str) -> Caller | None:
     return Caller(user=user) if user else None
 
 
-def refusal_response(refusal: Refusal) -> JsonResponse:
-    return JsonResponse(refusal.as_json(), status=refusal.status)
+def refusal_response(refusal: Refusal, *, status: int | None = None) -> JsonResponse:
+    """THE JSON form of a refusal, for every face that answers JSON (REST, the
+    middleware, the staff page's metrics): {"code", "message"} and its status."""
+    return JsonResponse(refusal.as_json(), status=status or refusal.status)
 
 
 class Credential(HttpBearer):

@@ -10,10 +10,9 @@ from ninja import Router, Status
 from chats.actions import check_prompt
 from chats.api import PersonToken, page
 from chats.inputs import ChatStart, Limit, Offset, PromptInput
-from chats.models import Chat
 from chats.outputs import ChatCreated, ChatOut, Page, PromptAccepted, problems
 from chats.outside import check_start_chat
-from chats.selectors import access_chat
+from chats.selectors import access_chat, account_chats
 from chats.serializers import chat_json, turn_json
 
 router = Router(auth=PersonToken(), tags=["chats"])
@@ -22,7 +21,7 @@ router = Router(auth=PersonToken(), tags=["chats"])
 @router.get("/chats", response={200: Page[ChatOut], **problems(400, 401)})
 def list_chats(request, limit: Limit = 50, offset: Offset = 0):
     """Your chats, by name."""
-    return page(Chat.objects.filter(user=request.auth.user), chat_json, limit, offset)
+    return page(account_chats(request.auth.user), chat_json, limit, offset)
 
 
 @router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413, 429)})

@@ -9,6 +9,17 @@ def new_chat_id() -> str:
     return new_id("chat")
 
 
+# THE rule of who takes part in agent-to-agent messaging: the switch is on and the
+# person started the chat (one started from outside receives, but never lists, reads
+# or sends). Its two forms read this one spec: `chat.takes_part`, `taking_part()`.
+TAKING_PART = {"peers": True, "origin": "user"}
+
+
+class ChatQuerySet(models.QuerySet):
+    def taking_part(self):
+        return self.filter(**TAKING_PART)
+
+
 class Chat(models.Model):
     class Agent(models.TextChoices):
         CLAUDE_CODE = "claude-code", "Claude Code"
@@ -58,6 +69,8 @@ class Chat(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = ChatQuerySet.as_manager()
+
     class Meta:
         ordering = ["name"]
         constraints = [
@@ -70,6 +83,11 @@ class Chat(models.Model):
     @property
     def from_outside(self) -> bool:
         return self.origin != self.Origin.USER
+
+    @property
+    def takes_part(self) -> bool:
+        """Its agent may list, read and message (TAKING_PART)."""
+        return all(getattr(self, field) == value for field, value in TAKING_PART.items())
 
 
 class Turn(models.Model):

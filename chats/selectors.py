@@ -12,12 +12,19 @@ def well_formed_id(value) -> bool:
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
 
+def account_chats(user):
+    """The account's chats, by name: every list of "your chats" starts here."""
+    return Chat.objects.filter(user=user)
+
+
 def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
     """The user's chat, or no_chat exactly as for one that does not exist."""
-    if not well_formed_id(chat_id):
+    if not well_formed_id(chat_id) or not user.is_authenticated:
         raise no_chat()
-    chats = Chat.objects.select_for_update(no_key=True) if for_update else Chat.objects
-    chat = chats.filter(pk=str(chat_id), user=user).first() if user.is_authenticated else None
+    chats = account_chats(user)
+    if for_update:
+        chats = chats.select_for_update(no_key=True)
+    chat = chats.filter(pk=str(chat_id)).first()
     if chat is None:
         raise no_chat()
     return chat

@@ -24,7 +24,7 @@ from chats.actions import check_create_chat, check_prompt
 from chats.inputs import ChatCreate, parse
 from chats.models import Chat
 from chats.refusals import Refusal
-from chats.selectors import access_chat, get_latest_entries
+from chats.selectors import access_chat, account_chats, get_latest_entries
 
 STOPPABLE = {Chat.Status.RUNNING, Chat.Status.IDLE, Chat.Status.WAITING}
 ENTRIES_SHOWN = 200
@@ -111,14 +111,10 @@ def chat_or_404(request: HttpRequest, chat_id: str) -> Chat:
         raise Http404("No such chat.") from None
 
 
-def account_chats(user) -> list[Chat]:
-    return list(Chat.objects.filter(user=user).order_by("name"))
-
-
 def chat_cards(user) -> list[Chat]:
     """The chat list: running chats first, then the most recently run, then by name."""
     running = Case(When(status=Chat.Status.RUNNING, then=0), default=1)
-    chats = Chat.objects.filter(user=user)
+    chats = account_chats(user)
     return list(chats.order_by(running, F("last_ran_at").desc(nulls_last=True), Lower("name")))
 
 
@@ -148,14 +144,14 @@ def show_chat_list(request: HttpRequest, form: NewChatForm) -> HttpResponse:
 
 def switch_chats(user) -> list[Chat]:
     """Every chat of the account for the switcher and the rail: most recently changed first."""
-    return list(Chat.objects.filter(user=user).order_by("-updated_at", Lower("name")))
+    return list(account_chats(user).order_by("-updated_at", Lower("name")))
 
 
 @login_required
 @require_safe
 def chat_links(request: HttpRequest) -> HttpResponse:
     """The quick switcher's list (Ctrl+K) and the chat page's rail, refetched live."""
-    chat = Chat.objects.filter(user=request.user, pk=request.GET.get("current", "")).first()
+    chat = account_chats(request.user).filter(pk=request.GET.get("current", "")).first()
     context = {"switch_chats": switch_chats(request.user), "chat": chat}
     return render(request, "chats/_chat_links.html", context)
 

@@ -13,6 +13,8 @@ from io import BytesIO
 from daphne.http_protocol import HTTPFactory, WebRequest
 from django.conf import settings
 
+from chats.refusals import Refusal
+
 JSON_PREFIXES = ("/api/v1/", "/mcp")
 
 
@@ -22,7 +24,7 @@ def too_large_answer(path: bytes, limit: int) -> bytes:
     target = path.split(b"?", 1)[0].decode("latin-1")
     if target.startswith(JSON_PREFIXES) or target in ("/api/v1", "/mcp"):
         content_type = b"application/json"
-        body = json.dumps({"code": "too_large", "message": message}).encode()
+        body = json.dumps(Refusal("too_large", message).as_json()).encode()
     else:
         content_type = b"text/html; charset=utf-8"
         body = (

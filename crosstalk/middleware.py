@@ -11,10 +11,17 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from chats.api import Caller, bearer_secret, invalid_characters, too_large, unsafe_text
+from chats.api import (
+    Caller,
+    bearer_secret,
+    invalid_characters,
+    refusal_response,
+    too_large,
+    unsafe_text,
+)
 from chats.idempotency import arun_once, run_once
 from chats.refusals import Refusal
-from peers.actions import record_refused
+from peers.actions import record_refusal
 from peers.serializers import REPLAYS, replay_message
 
 API_PREFIX = "/api/v1"
@@ -68,7 +75,7 @@ def record_refused_input(request: HttpRequest) -> None:
     refusal = getattr(request, "refused_input", None)
     caller = getattr(request, "auth", None)
     if refusal is not None and isinstance(caller, Caller):
-        record_refused(caller.user.pk, refusal, chat_id=getattr(caller.chat, "pk", None))
+        record_refusal(caller.user, refusal, chat_id=getattr(caller.chat, "pk", None))
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -80,11 +87,13 @@ def refuse_early(request: HttpRequest) -> HttpResponse | None:
     """A NUL or lone surrogate in the path or query, or a body declared too large."""
     api = is_api(request)
     if unsafe_text(request.path):
-        return refused(invalid_characters()) if api else not_found(request)
+        return refusal_response(invalid_characters()) if api else not_found(request)
     if any(unsafe_text(key) or unsafe_text(value) for key, value in query_items(request)):
-        return refused(invalid_characters()) if api else defaults.bad_request(request, None)
+        return (
+            refusal_response(invalid_characters()) if api else defaults.bad_request(request, None)
+        )
     if api and declared_length(request) > settings.API_MAX_BODY_BYTES:
-        return refused(too_large())
+        return refusal_response(too_large())
     return None
 
 
@@ -101,10 +110,6 @@ def declared_length(request: HttpRequest) -> int:
         return 0
 
 
-def refused(refusal) -> JsonResponse:
-    return JsonResponse(refusal.as_json(), status=refusal.status)
-
-
 def not_found(request: HttpRequest) -> HttpResponse:
     return defaults.page_not_found(request, Http404())
 
@@ -117,7 +122,7 @@ def as_json(request: HttpRequest, response: HttpResponse) -> HttpResponse:
         return response
     status = response.status_code
     code, message = CODE_BY_STATUS.get(status, CODE_BY_STATUS[500 if status >= 500 else 400])
-    answer = JsonResponse({"code": code, "message": message}, status=status)
+    answer = refusal_response(Refusal(code, message), status=status)
     if response.has_header("Allow"):
         answer["Allow"] = response["Allow"]
     return answer
@@ -175,7 +180,7 @@ def early_answer(early: Exception) -> HttpResponse:
     """The answer for what ended a keyed request before (or instead of) keeping it."""
     if isinstance(early, NotKept):
         return early.response
-    return refused(too_large() if isinstance(early, RequestDataTooBig) else early)
+    return refusal_response(too_large() if isinstance(early, RequestDataTooBig) else early)
 
 
 def idempotency_of(request: HttpRequest) -> tuple[str | None, str]:

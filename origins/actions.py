@@ -10,14 +10,13 @@ from django.utils import timezone
 
 from accounts import keys
 from chats import actions as chat_actions
-from chats import events
 from chats.inputs import ChatCreate, unsafe_text
-from chats.models import Chat, Entry, Turn
+from chats.models import Chat, Turn
 from chats.refusals import Refusal
 from origins.framing import frame_outside
 from origins.models import Origin, OriginDelivery, OriginThread
 from origins.replies import note_turn_finished, send_due_replies
-from peers.actions.record import record, record_refused
+from peers.actions.record import record, record_refusal
 from peers.limits import current_limits
 from peers.models import Activity
 
@@ -63,7 +62,7 @@ def receive_from_origin(
             return do_receive(locked, inbound, now, template=template)
     except Refusal as refusal:
         if refusal.code != "not_found":
-            record_refused(origin.user_id, refusal)
+            record_refusal(origin.user, refusal)
         raise
 
 
@@ -198,15 +197,5 @@ def do_queue_outside_turn(chat: Chat, origin: Origin, *, author: str, text: str)
         text=text,
     )
     who = f" · {author[:MAX_AUTHOR]}" if author else ""
-    Entry.objects.create(
-        chat=chat, kind=Entry.Kind.NOTICE, text=f"From {origin.get_kind_display()}{who}:\n{text}"
-    )
-    chat.last_asked = text
-    chat.save(update_fields=["last_asked", "updated_at"])
-    turn = Turn.objects.create(
-        chat=chat, trigger=Turn.Trigger.PROMPT, prompt=framed, chain=keys.new_id("chain")
-    )
-    events.publish(chat.user_id, "entry", chat=chat.pk)
-    events.publish(chat.user_id, "chat", chat=chat.pk)
-    events.wake_runners()
-    return turn
+    notice = f"From {origin.get_kind_display()}{who}:\n{text}"
+    return chat_actions.do_outside_prompt(chat, notice=notice, asked=text, prompt=framed)

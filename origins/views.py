@@ -10,7 +10,7 @@ from chats.refusals import Refusal
 from origins.actions import no_origin, receive_from_origin
 from origins.connectors import HOOK_KINDS, Handshake, for_kind
 from origins.models import Origin
-from peers.actions.record import record_refused
+from peers.actions.record import record_refusal
 
 
 def refused(refusal: Refusal) -> JsonResponse:
@@ -53,7 +53,7 @@ def dispatch(origin: Origin, request):
         connector.verify(origin, request)
         inbound = connector.parse(origin, request)
     except Refusal as refusal:
-        record_refused(origin.user_id, refusal)
+        record_refusal(origin.user, refusal)
         raise
     if inbound is None:
         return None

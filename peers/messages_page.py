@@ -9,8 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from chats import views as chat_views
 from chats.refusals import Refusal
+from chats.selectors import account_chats
 from chats.views import chat_or_404
 from peers.inputs import MessageSearch
 from peers.models import PeerMessage
@@ -91,7 +91,7 @@ def messages_context(request: HttpRequest) -> dict:
         "states": PeerMessage.State.choices,
         "paths": PeerMessage.Path.choices,
         "senders": [(key, label) for key, (label, _) in SENDERS.items()],
-        "chats": chat_views.account_chats(request.user),
+        "chats": account_chats(request.user),
         "query": query_string(chat, query, filters),
     }
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from chats.models import Chat
 from chats.refusals import Refusal
-from chats.selectors import access_chat
+from chats.selectors import access_chat, account_chats
 from peers.delivery_table import HELD, route_for
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
@@ -19,7 +19,7 @@ Reason = PeerMessage.Reason
 
 
 def find_chat_by_name(user, name: str) -> Chat | None:
-    return Chat.objects.filter(user=user, name__iexact=name.strip()).first()
+    return account_chats(user).filter(name__iexact=name.strip()).first()
 
 
 def reach_since(limits=None):
@@ -27,31 +27,30 @@ def reach_since(limits=None):
     return timezone.now() - timedelta(hours=limits.reach_hours)
 
 
-def is_reachable(chat: Chat, *, since, switching_on: bool = False) -> bool:
-    """THE rule of who can be messaged, by an agent or the person: switched on (or being
-    switched on by a connect) and ran within the reach window. Every list a page offers
-    (offered_chats) and every send and connect check use it."""
-    switched_on = chat.peers or switching_on
-    return switched_on and chat.last_ran_at is not None and chat.last_ran_at >= since
+# THE rule of who can be messaged, by an agent or the person: switched on (or being
+# switched on by a connect) and ran within the reach window. Its two forms, side by
+# side: `reachable` for lists (every list a page offers), `is_reachable` for the one
+# row a send or read has already locked.
+def reachable(since, *, switching_on: bool = False) -> Q:
+    ran = Q(last_ran_at__gte=since)
+    return ran if switching_on else ran & Q(peers=True)
+
+
+def is_reachable(chat: Chat, *, since) -> bool:
+    return chat.peers and chat.last_ran_at is not None and chat.last_ran_at >= since
 
 
 def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:
-    """The account's other chats `is_reachable` lets this chat reach now, newest run first;
-    with `switching_on` (Connect) the ones a connect may switch on."""
-    chats = Chat.objects.filter(user_id=chat.user_id, last_ran_at__gte=reach_since())
-    if not switching_on:
-        chats = chats.filter(peers=True)
-    return list(chats.exclude(pk=chat.pk).order_by("-last_ran_at"))
-
-
-def takes_part(chat: Chat) -> bool:
-    """Its agent may list, read and message: the switch is on and it was not started outside."""
-    return chat.peers and not chat.from_outside
+    """The account's other chats it may reach now, newest run first; with
+    `switching_on` (Connect) the ones a connect may switch on."""
+    chats = account_chats(chat.user_id).filter(reachable(reach_since(), switching_on=switching_on))
+    chats = chats.exclude(pk=chat.pk)
+    return list(chats.order_by("-last_ran_at"))
 
 
 def reach_of(chat: Chat) -> list[Chat]:
     """What the person sees as a chat's reach: none while it does not take part."""
-    return offered_chats(chat) if takes_part(chat) else []
+    return offered_chats(chat) if chat.takes_part else []
 
 
 def median_delivery_seconds(user_id: int, path: str) -> float | None:

@@ -13,9 +13,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
-from chats import views as chat_views
 from chats.models import Chat
 from chats.refusals import Refusal
+from chats.selectors import account_chats
 from chats.views import chat_or_404
 from peers.actions import check_cancel_message, check_stop_chat
 from peers.chat_page import after_chat_change, refused
@@ -75,7 +75,7 @@ def activity_context(request: HttpRequest) -> dict:
         "chosen": chat,
         "action": action,
         "actions": Activity.Action.choices,
-        "chats": chat_views.account_chats(request.user),
+        "chats": account_chats(request.user),
         "query": query_string(chat, action),
     }
 

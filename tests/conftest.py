@@ -1,4 +1,4 @@
-"""Three personas (CONVENTIONS.md): the owner, a second chat of the owner, an outsider."""
+"""Three personas: the owner, a second chat of the owner, an outsider."""
 
 import json
 import os

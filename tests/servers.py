@@ -3,6 +3,7 @@ commands and `manage.py serve` on a free port of 127.0.0.1, each with the env gi
 (its own SQLite file, say), so such tests never share the test database."""
 
 import atexit
+import json
 import os
 import selectors
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,49 @@ def stop_server(server: subprocess.Popen) -> None:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
     server.stdout.close()
+
+
+class Crosstalk:
+    """A live server and the REST calls made to it (the attach tests, bench.between_steps)."""
+
+    def __init__(self, url: str, env: dict, token: str, user: str = ""):
+        self.url, self.env, self.token, self.user = url, env, token, user
+
+    def call(self, method: str, path: str, body=None, *, key: str | None = None) -> dict:
+        request = urllib.request.Request(  # noqa: S310 (our own server on 127.0.0.1)
+            self.url + path,
+            data=json.dumps(body).encode() if body is not None else None,
+            method=method,
+            headers={
+                "Authorization": f"Bearer {key or self.token}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            return json.loads(response.read())
+
+    def new_chat(self, name: str, agent: str) -> dict:
+        return self.call("POST", "/api/v1/chats", {"name": name, "agent": agent, "peers": True})
+
+    def send(self, sender_key: str, to: str, text: str) -> dict:
+        body = {"to": to, "text": text, "wait_seconds": 0}
+        return self.call("POST", "/api/v1/agent/messages", body, key=sender_key)
+
+    def message(self, message_id: str) -> dict:
+        return self.call("GET", f"/api/v1/messages/{message_id}")
+
+    def chat(self, chat_id: str) -> dict:
+        return self.call("GET", f"/api/v1/chats/{chat_id}")
+
+    def wait_for(self, check, what: str, timeout: float = 20):
+        return poll(check, what, timeout)
+
+    def agent_config(self, chat: str, agent: str, folder: Path, home: Path, *flags: str) -> str:
+        """What a person runs (as that person: HOME, CODEX_HOME; without --url the URL
+        is the running server's): writes the files and prints the key."""
+        env = {k: v for k, v in self.env.items() if k != "CROSSTALK_URL"}
+        env |= {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+        who = ["--user", self.user] if self.user else []
+        args = ["--agent", agent, *who, "--write", str(folder), *flags]
+        out = manage(env, "agent_config", chat, *args)
+        return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]

@@ -4,7 +4,6 @@ from agents.adapters.base import (
     Adapter,
     AgentFailed,
     AgentUnavailable,
-    NotSetUpAdapter,
     TurnContext,
     TurnResult,
     TurnStopped,
@@ -39,8 +38,12 @@ ADAPTERS: dict[str, type[Adapter]] = {
 
 
 def adapter_for(chat: Chat) -> Adapter:
+    """AgentUnavailable for a kind with no adapter (a row written outside Crosstalk):
+    the runner fails the turn with that sentence and holds its messages."""
     adapter = ADAPTERS.get(chat.agent)
-    return adapter() if adapter is not None else NotSetUpAdapter(chat.agent)
+    if adapter is None:
+        raise AgentUnavailable(f"Crosstalk has no runner for agent kind {chat.agent!r}")
+    return adapter()
 
 
 def declare_what_each_kind_takes() -> None:

@@ -72,18 +72,3 @@ class Adapter:
 
     async def background_work(self, ctx: TurnContext, count: int) -> None:
         """The work a turn left running; the runner ends the `waiting` status after it."""
-
-
-class NotSetUpAdapter(Adapter):
-    """An agent kind whose command-line runner this machine does not have yet.
-
-    Its sessions attach through hooks, which take messages between steps and as
-    they finish."""
-
-    takes = Takes(between_steps=True, as_finished=True)
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-
-    async def run(self, ctx: TurnContext) -> TurnResult:
-        raise AgentUnavailable(f"the {self.kind} runner is not set up on this machine yet")

@@ -46,7 +46,7 @@ class ClaudeCodeAgent(CliAdapter):
         "MAX_THINKING_TOKENS", "MAX_MCP_OUTPUT_TOKENS", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT",
         "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS",
     )  # fmt: skip
-    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    takes = Takes(between_steps=True, runs_without_folder=False)
     permission_modes = ("default", "acceptEdits", "plan", "bypassPermissions")
     default_permission_mode = "default"
     # Its attach files (agents.attach) and its hooks' event names and answers (peers.hooks).

@@ -54,7 +54,7 @@ class CodexAgent(CliAdapter):
     model_url_variable = "OPENAI_BASE_URL"
     default_model_host = "api.openai.com"
     providers = ("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*")
-    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    takes = Takes(between_steps=True, runs_without_folder=False)
     # Its sandbox: headless, approvals are off and the sandbox is the limit.
     permission_modes = ("read-only", "workspace-write", "danger-full-access")
     default_permission_mode = "workspace-write"

@@ -49,7 +49,7 @@ def capped(digits: str) -> int:
 
 class DemoAgent(Adapter):
     # Its steps behave like Claude Code's PostToolUse and Stop hooks.
-    takes = Takes(between_steps=True, as_finished=True)
+    takes = Takes(between_steps=True)
     takes_messages_as_finished = True
 
     async def run(self, ctx: TurnContext) -> TurnResult:

@@ -41,7 +41,7 @@ class GeminiAgent(CliAdapter):
     model_url_variable = "GOOGLE_GEMINI_BASE_URL"
     default_model_host = "generativelanguage.googleapis.com"
     providers = ("GEMINI_*", "GOOGLE_*")
-    takes = Takes(between_steps=True, as_finished=True, runs_without_folder=False)
+    takes = Takes(between_steps=True, runs_without_folder=False)
     # Its approval mode.
     permission_modes = ("default", "auto_edit", "yolo", "plan")
     default_permission_mode = "default"

@@ -41,7 +41,6 @@ class TurnOutput:
         # Steps started whose results have not come back (the CLI is not waiting on the model).
         self.open_tools = 0
         self.cost_usd: float | None = None
-        self.tool_calls = 0
         # The answer being written: its entry once shown, its text, whether unsaved.
         self.draft: Entry | None = None
         self.text = ""
@@ -77,7 +76,6 @@ class TurnOutput:
                 await self.flush()  # a whole message: shown at once, in its place
             case ToolCall():
                 await self.close_draft()
-                self.tool_calls += 1
                 self.open_tools += 1
                 await self.add(Entry.Kind.TOOL, f"{event.summary()}\n{event.details()}")
             case ToolDone():

@@ -5,6 +5,7 @@
 - answers: the final-text rule
 - cancel, connect, list_read: the person's cancel and connect, the agent's calls
 - chat_state: the switch, a stop, a failed turn (each with its peers rule)
+- turns: an attached session's prompt, and every turn's end (finish_turn)
 - limits: the counters a send is held to, and changing the limits
 - record: the activity log and the live push of a message
 """
@@ -37,9 +38,9 @@ from peers.actions.record import (
     publish_message,
     record,
     record_refusal,
-    record_refused,
 )
 from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
+from peers.actions.turns import do_attached_prompt, finish_turn
 
 __all__ = [
     "Outgoing",
@@ -57,11 +58,13 @@ __all__ = [
     "check_update_chat",
     "deliver_as_finished",
     "deliver_between_steps",
+    "do_attached_prompt",
     "do_fail_turn",
     "do_set_limits",
     "do_set_peers",
     "end_wait",
     "fail_delivery",
+    "finish_turn",
     "hold_for_person",
     "input_refusals_recorded",
     "lock_account",
@@ -69,7 +72,6 @@ __all__ = [
     "publish_message",
     "record",
     "record_refusal",
-    "record_refused",
     "send",
     "send_on_queue",
     "take_awaited_answer",

@@ -5,15 +5,13 @@ exchange ends after one answer unless someone writes again."""
 import logging
 
 from django.db import DatabaseError, transaction
-from django.utils import timezone
 
 from chats import actions as chat_actions
 from chats.models import Entry, Turn
 from chats.refusals import Refusal
 from peers.actions.locking import lock_account
 from peers.actions.record import publish_message
-from peers.actions.send import Outgoing, PreparedSend, do_send_message, send
-from peers.delivery_table import TO_YOU
+from peers.actions.send import Outgoing, check_answer_to_person, do_send_message, send
 from peers.limits import current_limits
 from peers.models import PeerMessage
 
@@ -36,16 +34,8 @@ def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
         if answer is not None:
             answers.append(answer)
     if answers:
-        link_answer_entry(turn, answers[0])
+        chat_actions.do_link_answer_entry(turn, message_id=answers[0].pk)
     return answers
-
-
-def link_answer_entry(turn: Turn, answer: PeerMessage) -> None:
-    """The turn's answer entry is this answer: the pages show it once, inside its card."""
-    entry = turn.entries.filter(kind=Entry.Kind.ANSWER, message_id="").order_by("-id").first()
-    if entry is not None:
-        entry.message_id = answer.pk
-        entry.save(update_fields=["message_id"])
 
 
 def send_answer(turn: Turn, message: PeerMessage) -> PeerMessage | None:
@@ -89,17 +79,4 @@ def answer_the_person(out: Outgoing, message: PeerMessage, *, text: str, turn: T
     """An answer to a message from the person as themselves goes back to the person."""
     with transaction.atomic():
         lock_account(out.user.pk)
-        prepared = PreparedSend(
-            out=out,
-            recipient=None,
-            text=text,
-            parent=message,
-            chain=message.chain,
-            hop=message.hop + 1,
-            turn=turn,
-            route=TO_YOU,
-            wakes=False,
-            wait_seconds=0,
-            now=timezone.now(),
-        )
-        return do_send_message(prepared)
+        return do_send_message(check_answer_to_person(out, message, text=text, turn=turn))

@@ -6,7 +6,7 @@ from django.utils import timezone
 from accounts.models import User
 from chats.refusals import Refusal
 from peers.actions.locking import lock_messages
-from peers.actions.record import publish_message, record, record_refused
+from peers.actions.record import publish_message, record, record_refusal
 from peers.models import Activity, PeerMessage
 
 State = PeerMessage.State
@@ -22,7 +22,7 @@ def check_cancel_message(user: User, *, message_id: str) -> PeerMessage:
     except Refusal as refusal:
         # Only a message of this account is named in the row (already_delivered).
         known = message_id if refusal.code == "already_delivered" else None
-        record_refused(user.pk, refusal, message_id=known)
+        record_refusal(user, refusal, message_id=known)
         raise
 
 

@@ -31,7 +31,7 @@ def check_connect_chats(user: User, *, chat_ids: list[str], brief: str) -> list[
                 for chat, text in pairs
             ]
     except Refusal as refusal:
-        record_refusal(user, None, None, refusal)
+        record_refusal(user, refusal)
         raise
 
 

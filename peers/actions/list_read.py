@@ -6,11 +6,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from chats.models import Chat, Entry
-from chats.refusals import Refusal, no_chat
-from chats.selectors import get_latest_entries
+from chats.refusals import Refusal
+from chats.selectors import access_chat, get_latest_entries
 from peers.actions.locking import lock_account
 from peers.actions.record import record, refusals_recorded
-from peers.actions.send import Outgoing, check_reachable, check_sender, outside_origin
+from peers.actions.send import Outgoing, check_reachable, check_sender, check_taking_part
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
 from peers.selectors import offered_chats
@@ -43,19 +43,11 @@ def check_peers_on(chat: Chat) -> None:
 def check_takes_part(chat: Chat) -> None:
     """For a face that offers the agent tools at all (MCP): the switch, then the origin."""
     with refusals_recorded(chat, target=None):
-        require_taking_part(chat)
-
-
-def require_taking_part(chat: Chat) -> None:
-    check_sender(Outgoing(chat.user, chat, PeerMessage.SentBy.AGENT))
-    if chat.from_outside:
-        raise outside_origin()
+        check_taking_part(chat)
 
 
 def readable_chat(chat: Chat, target: str) -> Chat:
-    other = Chat.objects.filter(pk=str(target), user_id=chat.user_id).first()
-    if other is None:
-        raise no_chat()
+    other = access_chat(chat.user, target)
     if other.pk == chat.pk:
         raise Refusal("not_yourself", "That is this chat itself; read another chat.")
     check_reachable(other, current_limits())
@@ -64,7 +56,7 @@ def readable_chat(chat: Chat, target: str) -> Chat:
 
 def check_list_read(chat: Chat) -> None:
     """The caller holds a transaction; the account lock makes the count exact."""
-    require_taking_part(chat)
+    check_taking_part(chat)
     lock_account(chat.user_id)
     limits = current_limits()
     since = timezone.now() - timedelta(hours=1)

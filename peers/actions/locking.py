@@ -18,6 +18,7 @@ from django.db import connection
 
 from accounts.models import User
 from chats.models import Chat
+from chats.selectors import account_chats
 
 
 def row_locks() -> bool:
@@ -36,7 +37,7 @@ def lock_chats(user: User, chat_ids) -> dict[str, Chat]:
     transaction. Chats of another account, or missing, are left out."""
     ids = sorted({str(chat_id) for chat_id in chat_ids if chat_id is not None})
     lock_account(user.pk)
-    chats = Chat.objects.filter(user=user, pk__in=ids).order_by("pk")
+    chats = account_chats(user).filter(pk__in=ids).order_by("pk")
     if row_locks():
         chats = chats.select_for_update(no_key=True, of=("self",))
     return {chat.pk: chat for chat in chats}

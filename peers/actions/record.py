@@ -12,6 +12,7 @@ from django.utils import timezone
 from chats import events
 from chats.models import Chat
 from chats.refusals import Refusal
+from chats.selectors import account_chats
 from peers.models import Activity, PeerMessage
 
 
@@ -40,16 +41,16 @@ def record(
 REFUSALS_WINDOW = timedelta(minutes=1)
 
 
-def record_refusal(user, from_chat: Chat | None, to: str | None, refusal: Refusal) -> None:
+def record_refusal(
+    user, refusal: Refusal, *, chat_id=None, to: str | None = None, message_id=None
+) -> None:
+    """Every refusal leaves a row: the chat that asked, the recipient it named (only
+    when it is a chat of the account: another account's id is never stored), the
+    message it concerned."""
     target = None
     if to is not None:
-        target = Chat.objects.filter(pk=str(to), user=user).values_list("pk", flat=True).first()
-    count_refusal(user.pk, refusal.code, chat_id=getattr(from_chat, "pk", None), target_id=target)
-
-
-def record_refused(user_id: int, refusal: Refusal, *, chat_id=None, message_id=None) -> None:
-    """A refusal that names no recipient (bad input, a cancel)."""
-    count_refusal(user_id, refusal.code, chat_id=chat_id, message_id=message_id)
+        target = account_chats(user).filter(pk=str(to)).values_list("pk", flat=True).first()
+    count_refusal(user.pk, refusal.code, chat_id=chat_id, target_id=target, message_id=message_id)
 
 
 def count_refusal(user_id: int, code: str, *, chat_id=None, target_id=None, message_id=None):
@@ -83,7 +84,7 @@ def input_refusals_recorded(user, chat: Chat | None = None):
     try:
         yield
     except Refusal as refusal:
-        record_refused(user.pk, refusal, chat_id=getattr(chat, "pk", None))
+        record_refusal(user, refusal, chat_id=getattr(chat, "pk", None))
         raise
 
 
@@ -92,7 +93,7 @@ def refusals_recorded(chat: Chat, *, target: str | None):
     try:
         yield
     except Refusal as refusal:
-        record_refusal(chat.user, chat, target, refusal)
+        record_refusal(chat.user, refusal, chat_id=chat.pk, to=target)
         raise
 
 

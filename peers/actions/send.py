@@ -13,8 +13,9 @@ from accounts.keys import new_id
 from accounts.models import User
 from chats import actions as chat_actions
 from chats.idempotency import note_work
-from chats.models import Chat, Entry, Turn
+from chats.models import Chat, Turn
 from chats.refusals import Refusal, no_chat
+from chats.selectors import access_chat
 from peers.actions.inserts import insert_all
 from peers.actions.limits import (
     StaleLimits,
@@ -25,8 +26,8 @@ from peers.actions.limits import (
 )
 from peers.actions.locking import lock_for_send
 from peers.actions.record import publish_message, record_refusal
-from peers.delivery_table import Route, route_for
-from peers.limits import pair_key
+from peers.delivery_table import TO_YOU, Route, route_for
+from peers.limits import current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage
 from peers.selectors import is_reachable, reach_since
 
@@ -78,11 +79,11 @@ def check_send_as_person(
     """The person sends, as a chat ("You, as that chat") or as themselves."""
     sender = None
     if from_chat is not None:
-        sender = Chat.objects.filter(pk=str(from_chat), user=user).first()
-        if sender is None:
-            refusal = no_chat()
-            record_refusal(user, None, to, refusal)
-            raise refusal
+        try:
+            sender = access_chat(user, from_chat)
+        except Refusal as refusal:
+            record_refusal(user, refusal, to=to)
+            raise
     return send(Outgoing(user, sender, SentBy.PERSON), to=to, text=text, reply_to=reply_to)
 
 
@@ -99,7 +100,7 @@ def send(
             )
             return do_send_message(prepared)
     except Refusal as refusal:
-        record_refusal(out.user, out.from_chat, to, refusal)
+        record_refusal(out.user, refusal, chat_id=getattr(out.from_chat, "pk", None), to=to)
         raise
 
 
@@ -145,12 +146,43 @@ def checked_send(
     return PreparedSend(out, recipient, text, parent, chain, hop, turn, route, wakes, wait, now)
 
 
+def check_answer_to_person(
+    out: Outgoing, parent: PeerMessage, *, text: str, turn: Turn
+) -> PreparedSend:
+    """A turn's final text answering what the person sent as themselves: it goes back
+    to the person (no recipient chat, so no reach and no limits), in the parent's
+    chain; the caller holds the account lock."""
+    check_text(text, current_limits())
+    hop = parent.hop + 1
+    return PreparedSend(
+        out, None, text, parent, parent.chain, hop, turn, TO_YOU, False, 0, timezone.now()
+    )
+
+
 def check_sender(out: Outgoing) -> None:
+    """An agent's own switch, first of all (peers_off); a chat started from outside is
+    told outside_origin instead, since switching it on would not let it take part."""
     if out.by_agent and not out.from_chat.peers:
+        if out.from_chat.from_outside:
+            raise outside_origin()
         raise Refusal(
             "peers_off",
             "Agent-to-agent messaging is off for this chat; ask the person to turn it on.",
         )
+
+
+def check_origin(out: Outgoing) -> None:
+    """After the recipient is known (docs/rules.md's order): with its switch on, an
+    agent that does not take part was started from outside."""
+    if out.by_agent and not out.from_chat.takes_part:
+        raise outside_origin()
+
+
+def check_taking_part(chat: Chat) -> None:
+    """chat.takes_part as refusals, for the agent's calls that name no recipient."""
+    out = Outgoing(chat.user, chat, SentBy.AGENT)
+    check_sender(out)
+    check_origin(out)
 
 
 def outside_origin() -> Refusal:
@@ -166,14 +198,13 @@ def check_recipient(out: Outgoing, recipient: Chat | None, limits: Limits) -> No
         raise no_chat()
     if out.from_chat is not None and recipient.pk == out.from_chat.pk:
         raise Refusal("not_yourself", "That is this chat itself; message another chat.")
-    if out.by_agent and out.from_chat.from_outside:
-        raise outside_origin()
+    check_origin(out)
     check_reachable(recipient, limits)
 
 
 def check_reachable(chat: Chat, limits: Limits) -> None:
     """One rule for agents and the person, sends and reads alike, the one every list
-    of the pages offers (peers.selectors.is_reachable)."""
+    of the pages offers (peers.selectors.reachable)."""
     if not is_reachable(chat, since=reach_since(limits)):
         raise Refusal(
             "not_reachable",
@@ -251,7 +282,14 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
         created_at=send.now,
     )
     # The message, its entries and its activity row: one round trip on PostgreSQL.
-    insert_all([message], new_entries(message, turn=send.turn), [activity])
+    entries = chat_actions.message_entries(
+        message_id=message.pk,
+        text=message.text,
+        from_chat=message.from_chat,
+        to_chat=message.to_chat,
+        turn=send.turn,
+    )
+    insert_all([message], entries, [activity])
     message._state.adding, message._state.db = False, "default"
     note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:
@@ -259,7 +297,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     if not send.out.by_agent:
         # The person writing counts as writing to both chats: a fresh "without you".
         written = [c.pk for c in (send.out.from_chat, send.recipient) if c is not None]
-        Chat.objects.filter(pk__in=written).update(person_wrote_at=send.now)
+        chat_actions.do_note_person_wrote(written, now=send.now)
     if send.route.turn:
         chat_actions.request_turn(
             send.recipient, trigger=send.route.turn, chain=message.chain, hop=message.hop
@@ -294,28 +332,3 @@ def new_message(send: PreparedSend) -> PeerMessage:
     if out.from_chat is not None and send.recipient is not None:
         message.pair = pair_key(out.from_chat.pk, send.recipient.pk)
     return message
-
-
-def new_entries(message: PeerMessage, *, turn: Turn | None) -> list[Entry]:
-    """The message in the sender's conversation and in the recipient's."""
-    entries = []
-    if message.from_chat is not None:
-        entries.append(
-            Entry(
-                chat=message.from_chat,
-                turn=turn,
-                kind=Entry.Kind.PEER_OUT,
-                text=message.text,
-                message_id=message.pk,
-            )
-        )
-    if message.to_chat is not None:
-        entries.append(
-            Entry(
-                chat=message.to_chat,
-                kind=Entry.Kind.PEER_IN,
-                text=message.text,
-                message_id=message.pk,
-            )
-        )
-    return entries

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
+from chats.api import refusal_response
 from chats.models import Chat
 from chats.refusals import Refusal
 from peers import metrics as peer_metrics
@@ -52,8 +53,7 @@ def chosen_window(request: HttpRequest) -> str | None:
 def metrics_json(request: HttpRequest) -> HttpResponse:
     window = chosen_window(request)
     if window is None:
-        refusal = Refusal("invalid_input", "window: choose hour, day or week.")
-        return JsonResponse({"code": refusal.code, "message": refusal.message}, status=400)
+        return refusal_response(Refusal("invalid_input", "window: choose hour, day or week."))
     result = peer_metrics.compute(window, now=timezone.now())
     return JsonResponse(result.as_json())
 

@@ -1,4 +1,4 @@
-"""What a hook does, event by event; the writes are chats.actions' and peers.actions'.
+"""What a hook does, event by event; every write is chats.actions' or peers.actions'.
 
 A runner's turn is started and ended by the runner; a session the person runs
 in their own terminal has its turn opened at its prompt and ended as it
@@ -9,13 +9,12 @@ from chats import actions as chat_actions
 from chats import runners
 from chats.models import Chat, Entry
 from peers.actions import (
-    answer_from_final_text,
     deliver_as_finished,
     deliver_between_steps,
-    send_on_queue,
+    do_attached_prompt,
+    finish_turn,
 )
 from peers.framing import frame_all
-from peers.hooks.actions import do_attached_prompt
 from peers.hooks.clis import Cli
 from peers.hooks.payloads import Event, HookPayload
 from peers.models import PeerMessage
@@ -39,7 +38,7 @@ def handle(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 def session_start(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
     chat_actions.do_set_session_id(chat, session_id=payload.session_id)
-    if not chat.peers or chat.from_outside:
+    if not chat.takes_part:
         return {}  # it sees no tools: no line about them either
     return cli.context(payload.hook_event_name, PROMPT_LINE)
 
@@ -96,10 +95,8 @@ def session_end(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 def end_attached_turn(chat: Chat, *, final_text: str) -> None:
     """A runner's turn is the runner's to end; an attached one ends as its agent finishes."""
     turn = chat_actions.attached_turn(chat)
-    if turn is None or not chat_actions.do_finish_turn(turn, final_text=final_text):
-        return
-    answer_from_final_text(turn)
-    send_on_queue(chat)
+    if turn is not None:
+        finish_turn(turn, final_text=final_text)
 
 
 HANDLERS = {

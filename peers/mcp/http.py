@@ -88,8 +88,7 @@ def principal(caller: Caller) -> AuthenticatedUser:
 
 async def serve_mcp(scope, receive, send) -> None:
     if too_large(scope):
-        body = {"code": "too_large", "message": f"Send at most {MAX_BODY} bytes."}
-        await send_json(send, 413, body)
+        await send_refusal(send, Refusal("too_large", f"Send at most {MAX_BODY} bytes."))
         return
     secret = bearer(scope)
     caller = await sync_to_async(caller_for_secret)(secret)
@@ -98,19 +97,21 @@ async def serve_mcp(scope, receive, send) -> None:
             "not_authenticated",
             "Send Authorization: Bearer with a chat's agent key or a personal API token.",
         )
-        await send_json(send, 401, refusal.as_json(), [(b"www-authenticate", b"Bearer")])
+        await send_refusal(send, refusal, headers=[(b"www-authenticate", b"Bearer")])
         return
     manager = await running_manager()
     if manager is None:
-        body = {"code": "server_error", "message": "The MCP server is not running; try again."}
-        await send_json(send, 503, body)
+        refusal = Refusal("server_error", "The MCP server is not running; try again.")
+        await send_refusal(send, refusal, status=503)
         return
     scope = {**scope, "path": "/mcp", BEARER_IN_SCOPE: secret, "user": principal(caller)}
     await manager.handle_request(scope, receive, send)
 
 
-async def send_json(send, status: int, body: dict, headers: list | None = None) -> None:
-    payload = json.dumps(body).encode()
+async def send_refusal(send, refusal: Refusal, *, status=None, headers=None) -> None:
+    """chats.api.refusal_response's answer, for this face below Django (raw ASGI)."""
+    payload = json.dumps(refusal.as_json()).encode()
+    status = status or refusal.status
     head = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(payload))]
     await send({"type": "http.response.start", "status": status, "headers": head + (headers or [])})
     await send({"type": "http.response.body", "body": payload})

@@ -13,7 +13,7 @@ from chats.api import Caller, page
 from chats.inputs import ChatStart, ChatUpdate
 from chats.models import Chat
 from chats.outside import check_start_chat
-from chats.selectors import access_chat
+from chats.selectors import access_chat, account_chats
 from chats.serializers import chat_json
 from peers import actions
 from peers.inputs import ConnectInput, PersonMessageInput
@@ -32,7 +32,7 @@ from peers.serializers import chats_with_how_fast, listing, message_json
 
 def names_of(user, bodies: list[dict]) -> dict[str, str]:
     ids = {body[key] for body in bodies for key in ("from_chat", "to_chat") if body[key]}
-    return dict(Chat.objects.filter(user=user, pk__in=ids).values_list("pk", "name"))
+    return dict(account_chats(user).filter(pk__in=ids).values_list("pk", "name"))
 
 
 def messages_answer(caller: Caller, body: dict) -> Answer:
@@ -46,7 +46,7 @@ def chat_answer(chat: Chat, summary: str) -> Answer:
 
 def list_peer_chats(caller: Caller, spec: ListPeerChatsInput) -> Answer:
     if spec.chat is None:
-        body = page(Chat.objects.filter(user=caller.user), chat_json, spec.limit, spec.offset)
+        body = page(account_chats(caller.user), chat_json, spec.limit, spec.offset)
         return Answer(
             text.chat_list(body, head="Your {n} chats:", empty="You have no chats."), body
         )

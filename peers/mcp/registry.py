@@ -20,7 +20,6 @@ from chats.inputs import parse
 from chats.refusals import Refusal
 from peers import actions
 from peers.models import PeerMessage
-from peers.selectors import takes_part
 
 logger = logging.getLogger(__name__)
 IDEMPOTENCY_KEY = "idempotencyKey"
@@ -74,7 +73,7 @@ class Toolbox:
             return {}
         if caller.chat is None:
             return self.person
-        return self.agent if takes_part(caller.chat) else {}
+        return self.agent if caller.chat.takes_part else {}
 
     def listed(self, secret: str) -> list[types.Tool]:
         caller = caller_for_secret(secret)

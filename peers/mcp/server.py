@@ -9,6 +9,7 @@ from mcp.server.context import ServerRequestContext
 
 from chats.api import Caller
 from chats.models import Chat
+from chats.selectors import account_chats
 from chats.serializers import chat_json
 from peers.mcp import agent_tools, person_tools, text
 from peers.mcp.registry import Toolbox
@@ -30,7 +31,7 @@ def describe_reach(caller: Caller) -> str:
         chats = offered_chats(caller.chat)[:MOST_LISTED]
         head = "Chats you can reach now:" if chats else "No other chat is within reach right now."
     else:
-        chats = list(Chat.objects.filter(user=caller.user).order_by("name")[:MOST_LISTED])
+        chats = list(account_chats(caller.user)[:MOST_LISTED])
         head = "Your chats:" if chats else "You have no chats yet."
     with_switch = caller.chat is None
     return "\n".join([head, *(reach_line(chat, with_switch=with_switch) for chat in chats)])

@@ -22,10 +22,10 @@ from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
 from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
 from tests.servers import (
+    Crosstalk,
     free_port,
     manage,
     migrate,
-    poll,
     private_root,
     start_server,
     stop_server,
@@ -40,51 +40,6 @@ PASSWORD = "alice-password-1"  # noqa: S105
 @pytest.fixture
 def release_db_thread_connection() -> None:
     """Overrides the suite's autouse fixture: this module never opens a connection."""
-
-
-class Crosstalk:
-    """A live server and the REST calls the tests make to it."""
-
-    def __init__(self, url: str, env: dict, token: str, user: str):
-        self.url, self.env, self.token, self.user = url, env, token, user
-
-    def call(self, method: str, path: str, body=None, *, key: str | None = None) -> dict:
-        request = urllib.request.Request(  # noqa: S310 (our own server on 127.0.0.1)
-            self.url + path,
-            data=json.dumps(body).encode() if body is not None else None,
-            method=method,
-            headers={
-                "Authorization": f"Bearer {key or self.token}",
-                "Content-Type": "application/json",
-            },
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-            return json.loads(response.read())
-
-    def new_chat(self, name: str, agent: str) -> dict:
-        return self.call("POST", "/api/v1/chats", {"name": name, "agent": agent, "peers": True})
-
-    def send(self, sender_key: str, to: str, text: str) -> dict:
-        body = {"to": to, "text": text, "wait_seconds": 0}
-        return self.call("POST", "/api/v1/agent/messages", body, key=sender_key)
-
-    def message(self, message_id: str) -> dict:
-        return self.call("GET", f"/api/v1/messages/{message_id}")
-
-    def chat(self, chat_id: str) -> dict:
-        return self.call("GET", f"/api/v1/chats/{chat_id}")
-
-    def wait_for(self, check, what: str, timeout: float = 20):
-        return poll(check, what, timeout)
-
-    def agent_config(self, chat: str, agent: str, folder: Path, home: Path, *flags: str) -> str:
-        """What a person runs (as that person: HOME, CODEX_HOME; without --url the URL
-        is the running server's): writes the files and prints the key."""
-        env = {k: v for k, v in self.env.items() if k != "CROSSTALK_URL"}
-        env |= {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
-        args = ["--agent", agent, "--user", self.user, "--write", str(folder), *flags]
-        out = manage(env, "agent_config", chat, *args)
-        return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from agents.adapters.events import (
 )
 from agents.adapters.gemini import parse_gemini_line
 
-# Copies of shared/agent-clis/samples/ (captured from real runs against a fake model).
+# Output of the real CLIs, captured from runs against a fake model and kept here.
 SAMPLES = Path(__file__).parent / "samples"
 
 

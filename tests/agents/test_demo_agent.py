@@ -1,4 +1,4 @@
-"""The demo agent's directives, run by the turn runner (CONTRACT.md, "The demo agent")."""
+"""The demo agent's directives, run by the turn runner (docs/demo-agent.md)."""
 
 import asyncio
 

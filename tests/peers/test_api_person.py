@@ -108,7 +108,7 @@ def test_the_person_sends_as_a_chat(owner_api, sender, recipient, message):
 
 
 def test_the_person_cannot_send_to_a_chat_that_has_not_run(owner_api, other_chat):
-    # One rule for agents and the person (peers.selectors.is_reachable), as every list offers.
+    # One rule for agents and the person (peers.selectors.reachable), as every list offers.
     response = owner_api.call("POST", "/api/v1/messages", {"to_chat": other_chat.pk, "text": "hi"})
     assert response.status_code == 403 and response.json()["code"] == "not_reachable"
 

@@ -1,4 +1,4 @@
-"""SPEC.md's delivery table, row by row: from send to delivered (or cancelled)."""
+"""docs/rules.md's delivery table, row by row: from send to delivered (or cancelled)."""
 
 from datetime import timedelta
 
@@ -18,7 +18,7 @@ State = PeerMessage.State
 
 
 class Detail:
-    """CONTRACT.md's `detail` values (derived from reason and path)."""
+    """The API's `detail` values (docs/api.md) (derived from reason and path)."""
 
     NEXT_STEP, WAKING, BEHIND_TURN = "next_step", "waking", "behind_turn"
     WITH_BACKGROUND_WORK, HELD, REMOVED = "with_background_work", "held_until_you_write", "removed"

@@ -1,5 +1,5 @@
 # ruff: noqa: E501
-"""SPEC.md's delivery table, pinned row by row: the state, reason and path a
+"""docs/rules.md's delivery table, pinned row by row: the state, reason and path a
 message gets from its recipient's state and kind, and the words people see."""
 
 import pytest

@@ -6,6 +6,7 @@ from accounts.actions import do_allow_runners, do_set_password
 from accounts.models import User
 from chats.actions import do_add_entry, do_create_chat, do_delete_chats
 from chats.models import Chat, Entry
+from chats.selectors import account_chats
 
 USERNAME = "demo"
 PASSWORD = "demo"  # noqa: S105 (the documented local demo login)
@@ -53,9 +54,7 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(f"The demo account {USERNAME} is there; kept what it holds.")
-        taken = {
-            name.lower() for name in Chat.objects.filter(user=user).values_list("name", flat=True)
-        }
+        taken = {name.lower() for name in account_chats(user).values_list("name", flat=True)}
         for spec in DEMO_CHATS:
             if spec[0].lower() in taken:
                 continue

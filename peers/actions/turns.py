@@ -1,11 +1,14 @@
-"""The state changes a hook makes beyond chats.actions and peers.actions' deliveries."""
+"""A turn's two ends as peers sees them: an attached session's prompt opens one and
+takes what waits; every turn's end, the runner's or a session's, answers its
+senders with its final text and sends the queue on (finish_turn, the one place)."""
 
 from django.db import transaction
 
 from chats import actions as chat_actions
-from chats.models import Chat, Entry
+from chats.models import Chat, Entry, Turn
 from peers import delivery_table
-from peers.actions.deliver import requeue, take
+from peers.actions.answers import answer_from_final_text
+from peers.actions.deliver import requeue, send_on_queue, take
 from peers.models import PeerMessage
 from peers.selectors import waiting_for_delivery
 
@@ -40,3 +43,17 @@ def do_attached_prompt(chat: Chat, *, prompt: str, session_id: str) -> list[Peer
             requeue(waiting, delivery_table.NEXT_STEP)
             return []
         return take(waiting, path=PeerMessage.Path.TURN_PROMPT, turn=turn)
+
+
+def finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> bool:
+    """A turn ran to its end: it is finished, its final text answers the messages it
+    got, and (unless background work goes on, whose end sends it) the queue is sent
+    on. False, and nothing else done, when the person stopped it meanwhile."""
+    if not chat_actions.do_finish_turn(turn, final_text=final_text, background=background):
+        return False
+    try:
+        answer_from_final_text(turn)
+    finally:
+        if not background:
+            send_on_queue(turn.chat)
+    return True

@@ -1,0 +1,108 @@
+"""Every state change of chats, turns and entries (docs/rules.md: check_* then do_*),
+by domain. Callers import from here (`from chats import actions; actions.x`).
+
+- chat: create, update, stop, delete a chat; its agent key and session
+- turns: the person's prompt, requested turns, claim and start, done or failed
+- entries: what a conversation shows (notices, answers, a peer message's two sides)
+- leases: a running turn's lease, renewed by its worker
+- recovery: turns no worker will end (a restart, a lost worker)
+- attached: turns opened by the hooks of a session the person runs themselves
+"""
+
+from chats.actions.attached import (
+    ATTACHED,
+    attached_turn,
+    do_cancel_runner_requests,
+    do_hook_prompt,
+)
+from chats.actions.chat import (
+    SESSION_ID_RULE,
+    check_chat_template,
+    check_create_chat,
+    check_update_chat,
+    do_create_chat,
+    do_delete_chats,
+    do_note_person_wrote,
+    do_rotate_agent_key,
+    do_set_session_id,
+    do_stop_chat,
+    do_update_chat,
+    name_taken,
+)
+from chats.actions.entries import (
+    do_add_entry,
+    do_add_message_entries,
+    do_link_answer_entry,
+    message_entries,
+)
+from chats.actions.leases import (
+    WORKER_LOST,
+    do_renew_leases,
+    lease_end,
+    lease_expired,
+    lease_seconds,
+)
+from chats.actions.recovery import (
+    do_reclaim_expired_turns,
+    do_recover_interrupted_turns,
+)
+from chats.actions.turns import (
+    check_prompt,
+    claim_next_turn,
+    do_end_background,
+    do_fail_turn,
+    do_finish_turn,
+    do_outside_prompt,
+    do_prompt,
+    do_set_turn_input,
+    do_start_turn,
+    end_turn,
+    put_answer,
+    request_turn,
+    running_turn,
+    turn_is_running,
+)
+
+__all__ = [
+    "ATTACHED",
+    "SESSION_ID_RULE",
+    "WORKER_LOST",
+    "attached_turn",
+    "check_chat_template",
+    "check_create_chat",
+    "check_prompt",
+    "check_update_chat",
+    "claim_next_turn",
+    "do_add_entry",
+    "do_add_message_entries",
+    "message_entries",
+    "do_cancel_runner_requests",
+    "do_create_chat",
+    "do_delete_chats",
+    "do_end_background",
+    "do_fail_turn",
+    "do_finish_turn",
+    "do_hook_prompt",
+    "do_link_answer_entry",
+    "do_note_person_wrote",
+    "do_outside_prompt",
+    "do_prompt",
+    "do_reclaim_expired_turns",
+    "do_recover_interrupted_turns",
+    "do_renew_leases",
+    "do_rotate_agent_key",
+    "do_set_session_id",
+    "do_set_turn_input",
+    "do_start_turn",
+    "do_stop_chat",
+    "do_update_chat",
+    "end_turn",
+    "lease_end",
+    "lease_expired",
+    "lease_seconds",
+    "name_taken",
+    "put_answer",
+    "request_turn",
+    "running_turn",
+    "turn_is_running",
+]

@@ -1,0 +1,59 @@
+"""Attached sessions: a session the person runs in their own terminal opens its turns
+from its hooks; the runner's requests for it are called off."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts import keys
+from chats import events
+from chats.models import Chat, Entry, Turn
+
+Status = Chat.Status
+
+
+# The worker of a turn opened by the hooks of a session the person runs themselves.
+ATTACHED = "attached:"
+
+
+def do_hook_prompt(chat: Chat, *, prompt: str, session_id: str) -> tuple[Turn, bool]:
+    """A session's prompt reached its agent (UserPromptSubmit / BeforeAgent): the
+    running turn, and whether it was opened here.
+
+    The runner's turn keeps what the runner set (only the person's prompt resets
+    the "without you" counters, and do_prompt did that); a session the person
+    runs themselves gets a turn of its own, opened here."""
+    with transaction.atomic():
+        chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
+        turn = chat.turns.filter(state=Turn.State.RUNNING).first()
+        if turn is not None:
+            return turn, False
+        now = timezone.now()
+        Entry.objects.create(chat=chat, kind=Entry.Kind.PROMPT, text=prompt)
+        turn = Turn.objects.create(
+            chat=chat,
+            trigger=Turn.Trigger.PROMPT,
+            state=Turn.State.RUNNING,
+            prompt=prompt,
+            input=prompt,
+            chain=keys.new_id("chain"),
+            worker=f"{ATTACHED}{session_id}"[:100],
+            started_at=now,
+        )
+        chat.status, chat.last_ran_at, chat.last_asked = Status.RUNNING, now, prompt
+        chat.person_wrote_at = now
+        fields = ["status", "last_ran_at", "last_asked", "person_wrote_at", "updated_at"]
+        chat.save(update_fields=fields)
+        events.publish(chat.user_id, "entry", chat=chat.pk)
+        events.publish(chat.user_id, "chat", chat=chat.pk)
+    return turn, True
+
+
+def attached_turn(chat: Chat) -> Turn | None:
+    return chat.turns.filter(state=Turn.State.RUNNING, worker__startswith=ATTACHED).first()
+
+
+def do_cancel_runner_requests(chat: Chat, *, why: str) -> int:
+    """Wakes and send-ons not started yet: their messages went another way."""
+    return chat.turns.filter(
+        state=Turn.State.REQUESTED, trigger__in=[Turn.Trigger.WAKE, Turn.Trigger.SEND_ON]
+    ).update(state=Turn.State.CANCELLED, ended_at=timezone.now(), error=why)

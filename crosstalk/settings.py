@@ -169,6 +169,8 @@ ORIGIN_SIGNATURE_TOLERANCE_SECONDS = env.env_float("ORIGIN_SIGNATURE_TOLERANCE_S
 # Answers going back: tries before an answer reads failed, and how often the loop looks.
 ORIGIN_REPLY_ATTEMPTS = int(env.env_float("ORIGIN_REPLY_ATTEMPTS", 8, minimum=1))
 ORIGIN_REPLY_POLL_SECONDS = env.env_float("ORIGIN_REPLY_POLL_SECONDS", 5, minimum=0.1)
+# Answers may go to private and loopback addresses (origins.outbound): off on a shared server.
+ORIGIN_PRIVATE_URLS = env.env_bool("ORIGIN_PRIVATE_URLS", False)
 # How long an A2A task waits for its chat's turn before it is marked failed.
 A2A_WAIT_SECONDS = env.env_float("A2A_WAIT_SECONDS", 1800, minimum=1)
 

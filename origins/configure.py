@@ -7,6 +7,7 @@ from chats.actions import check_chat_template
 from chats.refusals import Refusal
 from origins.inputs import OriginSpec
 from origins.models import Origin, new_origin_secret
+from origins.outbound import why_address_refused
 
 TEMPLATE = ["agent", "repository", "branch", "folder", "model", "permission_mode", "command"]
 MOST_REQUESTS_PER_HOUR = 100_000
@@ -25,6 +26,9 @@ def check_origin_spec(user, spec: OriginSpec, *, exclude: int | None = None) -> 
         raise Refusal(
             "invalid_input", f"requests_per_hour: from 1 to {MOST_REQUESTS_PER_HOUR:,}, or blank."
         )
+    for field in ("callback_url", "api_url"):
+        if problem := why_address_refused(getattr(spec, field)):
+            raise Refusal("invalid_input", f"{field}: {problem}")
     if spec.kind == "webhook" and not spec.callback_url:
         raise Refusal("invalid_input", "callback_url: where the answers of a webhook go.")
     taken = Origin.objects.filter(user=user, name=spec.name).exclude(pk=exclude).exists()

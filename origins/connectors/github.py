@@ -16,6 +16,7 @@ from githubkit.exception import RequestFailed
 from chats.refusals import Refusal
 from origins.actions import Inbound
 from origins.connectors import Handshake
+from origins.outbound import check_sendable
 from origins.signing import bad_signature
 
 SIGNATURE = "X-Hub-Signature-256"
@@ -165,9 +166,11 @@ def client(config: dict) -> GitHub:
         )
     else:
         auth = TokenAuthStrategy(str(config.get("token") or ""))
+    base_url = (config.get("api_url") or DEFAULT_API_URL).rstrip("/") + "/"
+    check_sendable(base_url)
     return GitHub(
         auth,
-        base_url=(config.get("api_url") or DEFAULT_API_URL).rstrip("/") + "/",
+        base_url=base_url,
         timeout=SEND_TIMEOUT_SECONDS,
         # The reply loop retries with its own back-off; a cache would only keep stale state.
         auto_retry=False,

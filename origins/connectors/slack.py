@@ -18,6 +18,7 @@ from slack_sdk.errors import SlackApiError
 from chats.refusals import Refusal
 from origins.actions import Inbound
 from origins.connectors import Handshake
+from origins.outbound import check_sendable
 from origins.signing import bad_signature
 
 SIGNATURE = "X-Slack-Signature"
@@ -121,6 +122,7 @@ def fit_text(text: str) -> str:
 
 def client(config: dict) -> WebClient:
     base_url = (config.get("api_url") or DEFAULT_API_URL).rstrip("/") + "/"
+    check_sendable(base_url)
     return WebClient(
         token=str(config.get("bot_token") or ""), base_url=base_url, timeout=SEND_TIMEOUT_SECONDS
     )

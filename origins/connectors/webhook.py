@@ -16,6 +16,7 @@ from origins import signing
 from origins.actions import Inbound
 from origins.connectors import Handshake
 from origins.models import Origin, OriginThread
+from origins.outbound import check_sendable
 
 CALLBACK_TIMEOUT_SECONDS = 10
 TEST_TEXT = "Crosstalk test request: checks the signature and starts nothing."
@@ -94,6 +95,7 @@ def post_signed(origin: Origin, url: str, body: bytes) -> None:
     # The same answer in the same thread keeps its delivery id: a receiver can drop a retry.
     delivery = "rep_" + hashlib.sha256(url.encode() + b"\0" + body).hexdigest()[:32]
     headers = signing.signed_headers(origin.secret, body, delivery_id=delivery)
+    check_sendable(url)
     response = httpx.post(
         url, content=body, headers=headers, timeout=CALLBACK_TIMEOUT_SECONDS, follow_redirects=False
     )

@@ -43,6 +43,13 @@ def post_hook(client: Client, origin: Origin, body: bytes, headers: dict[str, st
     )
 
 
+@pytest.fixture(autouse=True)
+def private_urls_allowed(settings):
+    """The receivers and fake APIs of these tests listen on 127.0.0.1; test_outbound.py
+    turns this off to check the refusal."""
+    settings.ORIGIN_PRIVATE_URLS = True
+
+
 @pytest.fixture
 def origin(owner):
     return make_origin(owner)

@@ -56,6 +56,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         DATABASE_URL=f"sqlite:///{tmp_path_factory.mktemp('served') / 'db.sqlite3'}",
         DEMO_STEP_SECONDS="0",
         ORIGIN_REPLY_POLL_SECONDS="0.1",
+        ORIGIN_PRIVATE_URLS="1",  # the fake GitHub and Slack listen on 127.0.0.1
     )
     env.pop("REDIS_URL", None)
     manage(env, "migrate", "--noinput", "-v0")

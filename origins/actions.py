@@ -21,7 +21,7 @@ from peers.limits import current_limits
 from peers.models import Activity
 
 # The answers' half lives in origins.replies; both names are this module's interface.
-__all__ = ["Inbound", "note_turn_finished", "receive_from_origin", "send_due_replies"]
+__all__ = ["Inbound", "Received", "note_turn_finished", "receive_from_origin", "send_due_replies"]
 MAX_THREAD_KEY = 300
 MAX_AUTHOR = 200
 
@@ -37,6 +37,14 @@ class Inbound:
     reply_to: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Received:
+    """What a request started: its thread (and so its chat) and the turn it queued."""
+
+    thread: OriginThread
+    turn: Turn
+
+
 def no_origin() -> Refusal:
     # Unknown, disabled and another account's origins all read alike.
     return Refusal("not_found", "There is no such origin.")
@@ -44,7 +52,7 @@ def no_origin() -> Refusal:
 
 def receive_from_origin(
     origin: Origin, inbound: Inbound, *, now=None, template: ChatCreate | None = None
-) -> OriginThread:
+) -> Received:
     """Start or continue the thread's chat and queue a turn; raises Refusal, recorded.
 
     `template`: the new chat's fields instead of the origin's (automation's start_chat)."""
@@ -100,7 +108,7 @@ def check_origin_limit(origin: Origin, now) -> None:
         )
 
 
-def do_receive(origin: Origin, inbound: Inbound, now, *, template=None) -> OriginThread:
+def do_receive(origin: Origin, inbound: Inbound, now, *, template=None) -> Received:
     """The caller holds the origin's row lock."""
     try:
         with transaction.atomic():
@@ -111,7 +119,7 @@ def do_receive(origin: Origin, inbound: Inbound, now, *, template=None) -> Origi
         raise Refusal("duplicate_delivery", "That delivery was already accepted.") from None
     thread = start_or_continue(origin, inbound, template=template)
     text = capped(inbound.text)
-    do_queue_outside_turn(thread.chat, origin, author=inbound.author, text=text)
+    turn = do_queue_outside_turn(thread.chat, origin, author=inbound.author, text=text)
     who = f" from {inbound.author[:80]}" if inbound.author else ""
     record(
         origin.user_id,
@@ -120,7 +128,7 @@ def do_receive(origin: Origin, inbound: Inbound, now, *, template=None) -> Origi
         detail=f"{origin.get_kind_display()} request{who} ({origin.name})"[:200],
         now=now,
     )
-    return thread
+    return Received(thread, turn)
 
 
 def capped(text: str) -> str:

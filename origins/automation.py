@@ -56,7 +56,7 @@ def check_start_automation(
         author=author or "automation",
         delivery_id=f"auto-{uuid.uuid4().hex}",
     )
-    return receive_from_origin(origin, inbound, template=template)
+    return receive_from_origin(origin, inbound, template=template).thread
 
 
 def start_from_chat_faces(user, *, spec: ChatCreate, text: str) -> Chat:

@@ -58,7 +58,7 @@ def dispatch(origin: Origin, request):
     if inbound is None:
         return None
     try:
-        return receive_from_origin(origin, inbound)
+        return receive_from_origin(origin, inbound).thread
     except Refusal as refusal:
         if refusal.code == "duplicate_delivery" and getattr(connector, "retries_ok", False):
             # Slack retries what got no 2xx in time, and turns off an app that fails often:

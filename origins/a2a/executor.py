@@ -32,8 +32,7 @@ def inbound_for(context: RequestContext) -> Inbound:
 
 def start_turn(origin, inbound: Inbound) -> int:
     """Hands the message to the origin's chat; the id of the turn it queued."""
-    thread = receive_from_origin(origin, inbound)
-    return thread.chat.turns.order_by("-id").values_list("id", flat=True).first()
+    return receive_from_origin(origin, inbound).turn.pk
 
 
 def turn_outcome(turn_id: int) -> tuple[str, str] | None:

@@ -63,6 +63,24 @@ def report(label: str, times: list[tuple]) -> str:
     )
 
 
+def print_hits(user) -> None:
+    from peers.inputs import MessageSearch
+    from peers.selectors import find_messages
+
+    for word in ("ticket4242", "port", "migr"):
+        hits = find_messages(user, MessageSearch(query=word)).count()
+        print(f"  {word!r}: {hits} hits in {user}")
+
+
+def searches(user) -> list[str]:
+    """The query strings timed: QUERIES, one narrowed to a chat and a state, a later page."""
+    from chats.selectors import account_chats
+
+    chat = account_chats(user).order_by("name").first()
+    urls = [f"?q={q.replace(' ', '+')}" for q in QUERIES]
+    return [*urls, f"?q=port&chat={chat.pk}&state=delivered", "?q=port&page=3"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100_000)
@@ -74,10 +92,7 @@ def main() -> None:
     from django.test import Client
 
     from accounts.actions import do_create_api_token
-    from chats.selectors import account_chats
-    from peers.inputs import MessageSearch
     from peers.models import PeerMessage
-    from peers.selectors import find_messages
 
     user = busiest_account()
     mine = PeerMessage.objects.filter(user=user).count()
@@ -87,15 +102,8 @@ def main() -> None:
     page.force_login(user)
     token = do_create_api_token(user, name="bench")[1]
     bearer = {"Authorization": f"Bearer {token}"}
-    chat = user.chats.order_by("name").first()
-    for word in ("ticket4242", "port", "migr"):
-        hits = find_messages(user, MessageSearch(query=word)).count()
-        print(f"  {word!r}: {hits} hits in {user}")
-    chat = account_chats(user).first()
-    urls = [f"?q={q.replace(' ', '+')}" for q in QUERIES]
-    urls.append(f"?q=port&chat={chat.pk}&state=delivered")
-    urls.append("?q=port&page=3")
-    for query in urls:
+    print_hits(user)
+    for query in searches(user):
         print(
             report(
                 f"API {query}",

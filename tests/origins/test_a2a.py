@@ -231,3 +231,13 @@ async def call_as_agent(site: Site, key: str, calls: dict) -> dict:
             result = await client.call_tool(name, arguments)
             results[name] = (result.is_error, result.content[0].text)
         return results
+
+
+def test_a_nul_byte_is_rejected_and_starts_nothing(site, agent):
+    before = len(chats_of(site))
+    answer = v03_call(agent, "message/send", "hello\x00there")
+    assert answer.status_code == 200, answer.text
+    task = answer.json()["result"]
+    assert task["status"]["state"] == "rejected"
+    assert "invalid_input" in json.dumps(task["status"])
+    assert len(chats_of(site)) == before

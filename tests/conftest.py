@@ -31,10 +31,8 @@ DB_FIXTURES = {"db", "transactional_db", "django_db_setup"}
 
 
 def pytest_configure(config):
-    """Passwords hash in one round (tests/hashers.py). Under pytest-xdist each worker has
-    its own test database (named by its pid); give it its own channel-layer prefix too, so
-    one worker's pushes never reach another's tests."""
-    settings.PASSWORD_HASHERS = ["tests.hashers.QuickPBKDF2PasswordHasher"]
+    """Under pytest-xdist each worker has its own test database (named by its pid); give it
+    its own channel-layer prefix too, so one worker's pushes never reach another's tests."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     layer = settings.CHANNEL_LAYERS["default"]
     if worker and "CONFIG" in layer:

@@ -41,7 +41,15 @@ def pytest_configure(config):
 
 # The slowest suites (real CLIs, browsers, server processes) run first: under xdist a
 # long module started last would run alone on one core while the other idles.
-SLOW_FIRST = ("tests/agentcli/", "tests/e2e/", "tests/reliability/", "tests/peers/test_mcp_live")
+SLOW_FIRST = (
+    "tests/agentcli/",
+    "tests/e2e/",
+    "tests/api/test_fuzz",
+    "tests/reliability/",
+    "tests/peers/test_mcp_live",
+    "tests/peers/test_admin_browser",
+    "tests/origins/test_a2a",
+)
 
 
 def slowness(item) -> int:

@@ -2,11 +2,13 @@
 the worker-thread part of every send (check, write, commit, publish; the
 authentication before it is timed apart) profiled by pyinstrument and its SQL
 timed. Sends come one at a time (one connection), one profiler per send in the
-thread that runs it; the sessions are combined. Writes OUT (the call tree as text)
-and OUT.json (timers) when stopped.
+thread that runs it; the sessions are combined. Every request, REST's send and
+MCP's alike, is also counted by face (bench/request_counters.py: thread trips,
+threads started, statements, time in the server). Writes OUT (the call tree as
+text) and OUT.json (timers and counters) when stopped.
 
-pyinstrument is a bench-only tool: `.venv/bin/pip install pyinstrument`.
-BENCH_TIMING_ONLY=1 keeps the timers and skips the profiler (no overhead)."""
+pyinstrument is a bench-only tool: `.venv/bin/pip install pyinstrument`; without it
+(or with BENCH_TIMING_ONLY=1) the timers and counters are kept and no tree is drawn."""
 
 import json
 import os
@@ -24,9 +26,11 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
+    from bench import request_counters
+    from crosstalk import asgi
     from peers import waiting
 
-    profiling = os.environ.get("BENCH_TIMING_ONLY") != "1"
+    profiling = os.environ.get("BENCH_TIMING_ONLY") != "1" and has_pyinstrument()
     totals = {"sends": 0, "seconds": 0.0, "queries": 0, "sql_seconds": 0.0}
     sessions = []
     send_now = waiting.send_now
@@ -55,9 +59,12 @@ def main() -> None:
     waiting.send_now = profiled
     for module, name in PARTS:
         time_part(totals, module, name)
+    request_counters.install()
+    asgi.application = request_counters.CountedApplication(asgi.application)
     try:
         call_command("serve", "--port", port, *serve_options)
     finally:
+        totals["faces"] = request_counters.per_request()
         Path(f"{out}.json").write_text(json.dumps(totals))
         if sessions:
             Path(out).write_text(render(sessions))
@@ -90,6 +97,12 @@ def time_part(totals: dict, module_name: str, name: str) -> None:
             totals[key] += time.perf_counter() - started
 
     setattr(module, name, timed)
+
+
+def has_pyinstrument() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyinstrument") is not None
 
 
 def start_profiler():

@@ -11,8 +11,10 @@ stopped, so each message is held and no turn runs), raises the limits with
 `manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
 (Daphne) on a free loopback port with bench.settings (its own URLconf) and DEBUG=false, measures
 a floor (a JSON 404, no database), the bare view, the send and the MCP send, stops the server
-and drops the bench account. With --profile only sends are made, each profiled
-inside the server (bench/profiled_serve.py, pyinstrument); the call tree is printed."""
+and drops the bench account. Each row also shows the server's CPU per request (from /proc).
+With --profile only sends are made, REST's and then MCP's, inside a server that counts
+each face's thread trips, threads started and statements per request and profiles each
+REST send's worker-thread part (bench/profiled_serve.py; the tree needs pyinstrument)."""
 
 import argparse
 import http.client
@@ -172,7 +174,17 @@ def floor_request(i: int):
     return "GET", "/api/v1/bench-floor", None, {}, 404
 
 
-def summary(name: str, latencies: list[float], wall: float) -> dict:
+def server_cpu(pid: int) -> float | None:
+    """Seconds of CPU the server process has used (all its threads), from /proc: a
+    figure that moves much less than wall time with what else the machine runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summary(name: str, latencies: list[float], wall: float, cpu: float | None = None) -> dict:
     ordered = sorted(latencies)
     row = {
         "name": name,
@@ -181,18 +193,26 @@ def summary(name: str, latencies: list[float], wall: float) -> dict:
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
         "mean_ms": statistics.fmean(ordered) * 1000,
+        "cpu_ms": None if cpu is None else cpu / len(latencies) * 1000,
     }
+    shown_cpu = "" if cpu is None else f"  server CPU {row['cpu_ms']:5.2f} ms"
     print(
         f"{name:<6} {row['requests']:>6} requests  {row['per_second']:8.1f}/s  "
         f"p50 {row['p50_ms']:6.2f} ms  p99 {row['p99_ms']:6.2f} ms  mean {row['mean_ms']:6.2f} ms"
+        f"{shown_cpu}"
     )
     return row
 
 
-def timed(conn, request, n: int) -> tuple[list[float], float]:
+def timed(conn, request, n: int, pid: int | None = None) -> tuple:
+    """The latencies, the wall time and (given the server's pid) its CPU seconds."""
+    cpu_before = server_cpu(pid) if pid else None
     started = time.perf_counter()
     latencies = run(conn, request, n)
-    return latencies, time.perf_counter() - started
+    wall = time.perf_counter() - started
+    cpu_after = server_cpu(pid) if pid else None
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return latencies, wall, cpu
 
 
 def fill(conn, account: dict, n: int) -> dict:
@@ -204,26 +224,31 @@ def fill(conn, account: dict, n: int) -> dict:
     return last
 
 
-def measure(port: int, account: dict, args) -> dict:
+def measure(port: int, account: dict, args, pid: int) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     send, bare = send_request(account), bare_request(account)
     if args.fill:
         return fill(conn, account, args.fill)
-    run(conn, send, args.warmup)
-    if args.profile:
-        return summary("send", *timed(conn, send, args.requests))
     mcp = McpSession(conn, account).request
-    run(conn, bare, args.warmup)
+    run(conn, send, args.warmup)
     run(conn, mcp, args.warmup)
+    if args.profile:
+        # Both faces, so the server's counters (bench/request_counters.py) cover both.
+        send_row = summary("send", *timed(conn, send, args.requests, pid))
+        summary("mcp", *timed(conn, mcp, args.requests, pid))
+        return send_row
+    run(conn, bare, args.warmup)
     # The floor: a JSON 404 from the API catch-all, through the same stack, no database.
-    summary("floor", *timed(conn, floor_request, args.requests))
-    bare_row = summary("bare", *timed(conn, bare, args.requests))
-    send_row = summary("send", *timed(conn, send, args.requests))
-    mcp_row = summary("mcp", *timed(conn, mcp, args.requests))
+    summary("floor", *timed(conn, floor_request, args.requests, pid))
+    bare_row = summary("bare", *timed(conn, bare, args.requests, pid))
+    send_row = summary("send", *timed(conn, send, args.requests, pid))
+    mcp_row = summary("mcp", *timed(conn, mcp, args.requests, pid))
     ratio = send_row["per_second"] / bare_row["per_second"]
     print(f"send/bare throughput: {ratio:.0%} (target ≥ 50%); send p99 target ≤ 25 ms")
     rest_mcp = send_row["per_second"] / mcp_row["per_second"]
     print(f"REST/MCP throughput: {rest_mcp:.2f} (target ≥ 1.00)")
+    if send_row["cpu_ms"] and mcp_row["cpu_ms"]:
+        print(f"REST/MCP server CPU per send: {send_row['cpu_ms'] / mcp_row['cpu_ms']:.2f}")
     conn.close()
     return send_row
 
@@ -241,6 +266,10 @@ def print_profile(path: str, client_mean_ms: float) -> None:
     for key, seconds in totals.items():
         if key.startswith("part "):
             print(f"  {key[5:]:<16} {seconds / sends * 1000:6.2f} ms per send")
+    print("\nper request, by face (REST's send, MCP's tools/call, anything else):")
+    for face, counters in sorted(totals.get("faces", {}).items()):
+        shown = ", ".join(f"{name} {value:.2f}" for name, value in counters.items())
+        print(f"  {face:<6} {shown}")
     if Path(path).exists():
         print(Path(path).read_text())
 
@@ -271,7 +300,7 @@ def main() -> None:
     )
     server = start_server(env, port, args.profile)
     try:
-        send_row = measure(port, account, args)
+        send_row = measure(port, account, args, server.pid)
     finally:
         stop_server(server)
         subprocess.run([PYTHON, "-m", "bench.setup", "drop"], cwd=ROOT, env=env, check=False)

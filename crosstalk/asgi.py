@@ -1,13 +1,17 @@
-"""http → /a2a/… (the A2A server), /mcp (the MCP server) or Django; websocket → the page
-consumers; all inside ServerProcess, which starts this process's background services once
-(crosstalk.services)."""
+"""http → /a2a/… (the A2A server), /mcp (the MCP server) or Django (its requests' sync
+work on pooled threads: crosstalk.handlers); websocket → the page consumers; all inside
+ServerProcess, which starts this process's background services once (crosstalk.services)."""
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
-django_app = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
+
+from crosstalk.handlers import PooledThreadsASGIHandler  # noqa: E402
+
+django_app = PooledThreadsASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -178,13 +178,19 @@ def database(var_dir: Path) -> dict:
     )
 
 
+SQLITE_CONNECTION_SECONDS = 600
+
+
 def sqlite(path: Path) -> dict:
     # IMMEDIATE makes every transaction take the write lock at BEGIN, so the
     # limit checks and the insert they guard are serialized; WAL lets readers on.
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": path,
-        "CONN_MAX_AGE": 0,
+        # Kept across requests: opening one (the file, the pragmas, Django's SQL
+        # functions) cost a send more than its statements did. Each lives in a thread
+        # that outlives requests (crosstalk.handlers pools them), never one per request.
+        "CONN_MAX_AGE": SQLITE_CONNECTION_SECONDS,
         "OPTIONS": {
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,

@@ -43,14 +43,17 @@ MIDDLEWARE = [
     # First: it sees every answer, CSRF's and Django's error pages included.
     "crosstalk.middleware.ApiGuardMiddleware",
     "crosstalk.middleware.IdempotencyMiddleware",
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Django's own, each as Django has it, but: the ones that only set headers run on
+    # the event loop, and the ones for browsers pass by an API request with a bearer
+    # secret and no cookie (crosstalk.django_middleware).
+    "crosstalk.django_middleware.SecurityMiddleware",
+    "crosstalk.django_middleware.SessionMiddleware",
+    "crosstalk.django_middleware.CommonMiddleware",
+    "crosstalk.django_middleware.CsrfViewMiddleware",
+    "crosstalk.django_middleware.AuthenticationMiddleware",
+    "crosstalk.django_middleware.MessageMiddleware",
+    "crosstalk.django_middleware.XFrameOptionsMiddleware",
+    "crosstalk.django_middleware.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as axes asks: it turns a lockout into its answer (accounts.throttle).
     "axes.middleware.AxesMiddleware",

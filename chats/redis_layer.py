@@ -84,7 +84,7 @@ class RedisHintsLayer(BaseChannelLayer):
     async def send(self, channel: str, message: dict) -> None:
         """A channel of this process gets the message at once; another process's, once
         that process listens to any group (each page, wait and runner here does)."""
-        assert self.require_valid_channel_name(channel)
+        self.require_valid_channel_name(channel)  # raises TypeError on a bad name
         owner = channel.partition("!")[0].rpartition(".")[2]
         listener = self.listener()
         if owner == self.process:
@@ -93,22 +93,22 @@ class RedisHintsLayer(BaseChannelLayer):
         await listener.publish(self.process_topic(owner), {"channel": channel, "message": message})
 
     async def receive(self, channel: str) -> dict:
-        assert self.require_valid_channel_name(channel)
+        self.require_valid_channel_name(channel)
         return await self.listener().receive(channel)
 
     async def group_add(self, group: str, channel: str) -> None:
         """Returns once Redis confirmed the subscription: a hint published after this
         reaches `channel`. Raises if Redis is away."""
-        assert self.require_valid_group_name(group)
-        assert self.require_valid_channel_name(channel)
+        self.require_valid_group_name(group)
+        self.require_valid_channel_name(channel)
         await self.listener().join(self.group_topic(group), channel)
 
     async def group_discard(self, group: str, channel: str) -> None:
-        assert self.require_valid_group_name(group)
+        self.require_valid_group_name(group)
         await self.listener().leave(self.group_topic(group), channel)
 
     async def group_send(self, group: str, message: dict) -> None:
-        assert self.require_valid_group_name(group)
+        self.require_valid_group_name(group)
         await self.listener().publish(self.group_topic(group), message)
 
     async def flush(self) -> None:

@@ -149,7 +149,11 @@ class Listener:
         queue.put_nowait(message)
 
     async def receive(self, channel: str) -> dict:
-        message = await self.queue(channel).get()
+        try:
+            message = await self.queue(channel).get()
+        except asyncio.CancelledError:
+            self.drop_if_idle(channel)  # a socket refused before it joined a group
+            raise
         if isinstance(message, LayerConnectionLost):
             self.drop_if_idle(channel)
             raise message

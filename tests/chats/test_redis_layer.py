@@ -120,3 +120,15 @@ async def test_a_lost_connection_ends_every_receive_once_and_the_layer_recovers(
     back = await pages(first, "account-1", 1)
     await first.group_send("account-1", HINT)
     assert await next_hint(first, back[0]) == HINT
+
+
+async def test_a_socket_refused_before_joining_keeps_nothing_behind(processes):
+    first, _ = processes
+    channel = await first.new_channel()
+    receiving = asyncio.create_task(first.receive(channel))
+    await asyncio.sleep(0)  # the receive is waiting, as a consumer's is from its start
+    assert channel in first.listener().queues
+    receiving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await receiving
+    assert first.listener().queues == {}

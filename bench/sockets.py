@@ -92,6 +92,16 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU the process has used (load-independent, unlike latency)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def sample_rss(pids: list[int], peaks: dict, stop: threading.Event) -> None:
     while not stop.wait(0.5):
         for pid in pids:
@@ -104,6 +114,7 @@ def run_clients(plan: dict, servers: list) -> tuple[dict, dict]:
     plan_file.write_text(json.dumps(plan))
     pids = [server.pid for server in servers]
     before = {pid: rss_mb(pid) for pid in pids}
+    cpu_before = {pid: cpu_seconds(pid) for pid in pids}
     peaks: dict = {}
     stop = threading.Event()
     sampler = threading.Thread(target=sample_rss, args=(pids, peaks, stop))
@@ -118,9 +129,10 @@ def run_clients(plan: dict, servers: list) -> tuple[dict, dict]:
     finally:
         stop.set()
         sampler.join()
+    cpu = {pid: cpu_seconds(pid) - cpu_before[pid] for pid in pids}
     if done.returncode != 0:
         raise SystemExit("the clients failed")
-    return json.loads(done.stdout.splitlines()[-1]), {"before": before, "peak": peaks}
+    return json.loads(done.stdout.splitlines()[-1]), {"before": before, "peak": peaks, "cpu": cpu}
 
 
 def print_results(row: dict, rss: dict) -> None:
@@ -129,6 +141,10 @@ def print_results(row: dict, rss: dict) -> None:
         print(f"  {key:<22} {shown}")
     for pid, peak in rss["peak"].items():
         print(f"  server {pid} RSS        {rss['before'][pid]:.1f} MB idle → {peak:.1f} MB peak")
+    # Handshakes included: compare runs with the same accounts, pages and rate.
+    cpu = sum(rss["cpu"].values())
+    per_send = 1000 * cpu / row["sends"] if row["sends"] else 0.0
+    print(f"  servers' CPU           {cpu:.1f} s in all, {per_send:.1f} ms per send")
     worst = max(rss["peak"].values(), default=0.0)
     print(
         f"frames lost {row['frames_lost']} (target 0); answer→frame p99 "

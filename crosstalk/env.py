@@ -227,19 +227,19 @@ def postgres(url, raw: str) -> dict:
 
 
 def channel_layer() -> dict:
-    """In-process layer by default; channels-redis when REDIS_URL is set."""
+    """In-process layer by default; Redis pub/sub (chats.redis_layer) when REDIS_URL is set."""
     raw = os.environ.get("REDIS_URL", "").strip()
     if not raw:
         return {"BACKEND": "chats.layers.InProcessLayer"}
     if urlsplit(raw).scheme not in {"redis", "rediss", "unix"}:
         raise ImproperlyConfigured(f"REDIS_URL must start with redis://, not {raw!r}.")
-    # redis-py 8's default 5 s socket timeout drops idle websocket readers.
+    # redis-py 8's default 5 s socket timeout would drop an idle listener; callers bound
+    # their own waits (chats.events, chats.consumers).
     return {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "chats.redis_layer.RedisHintsLayer",
         "CONFIG": {
             "hosts": [{"address": raw, "socket_timeout": None}],
             "prefix": os.environ.get("REDIS_PREFIX", "crosstalk"),
             "capacity": 1000,
-            "expiry": 60,
         },
     }

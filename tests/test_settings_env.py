@@ -73,7 +73,7 @@ def test_it_uses_the_in_memory_layer_without_redis(monkeypatch):
 def test_it_reads_a_redis_url(monkeypatch):
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/2")
     config = env.channel_layer()
-    assert config["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert config["BACKEND"] == "chats.redis_layer.RedisHintsLayer"
     assert config["CONFIG"]["hosts"][0]["address"] == "redis://127.0.0.1:6379/2"
 
 

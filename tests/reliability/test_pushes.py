@@ -21,7 +21,7 @@ def redis_away(settings):
     """A real Redis client against a port nothing listens on."""
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "chats.redis_layer.RedisHintsLayer",
             "CONFIG": {"hosts": [f"redis://127.0.0.1:{free_port()}/0"]},
         }
     }

@@ -7,7 +7,7 @@ window's oldest, partial minute, or what came before the rows kept. So a send at
 10,000th message of the hour reads about as many rows as the first one did, and the
 counts stay exact: every message is either in a whole minute's row or counted itself.
 
-Which messages each kind counts (as peers.actions.limits' COUNTERS did with COUNTs):
+Which messages each kind counts (what the limits' COUNTs over the messages counted):
 
 - chat: every message a chat sent (key: the sending chat);
 - pair: every message between two chats, both ways (key: the pair);

@@ -17,7 +17,7 @@ from django.utils import timezone
 from agents.dbthread import in_db_thread
 from chats.actions import do_reclaim_expired_turns, do_renew_leases
 from chats.idempotency import do_delete_old_answers
-from peers.actions import hold_for_person
+from peers.actions import do_prune_counts, hold_for_person
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ def renew_and_reclaim(worker_id: str) -> None:
     do_renew_leases(worker_id)
     now = timezone.now()
     do_delete_old_answers(now)
+    do_prune_counts(now)
     reclaimed = do_reclaim_expired_turns(now, hold=hold_for_person)
     if reclaimed:
         logger.warning("Failed %s turns whose worker stopped renewing their lease.", reclaimed)

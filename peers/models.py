@@ -295,3 +295,38 @@ class Activity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.detail}"
+
+
+class MessageCount(models.Model):
+    """How many messages one key of a limit sent in one minute; a limit's check sums
+    these over its window instead of counting the messages (peers.actions.counters)."""
+
+    class Kind(models.TextChoices):
+        CHAT = "chat", "Sent by a chat"
+        PAIR = "pair", "Between two chats"
+        PAIR_AGENT = "pair_agent", "Between two chats, by their agents"
+        WAKES = "wakes", "Woke a chat"
+
+    # The account, for the wakes summed across it (and deleted with it).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.CASCADE, related_name="+", db_index=False
+    )
+    # The chat the key names (a pair's first), so the rows go when their messages do.
+    chat = models.ForeignKey(Chat, models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=Kind)
+    key = models.CharField(max_length=70)
+    # Whole minutes since 1970, UTC.
+    minute = models.BigIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key", "minute"], name="msgcount_key_minute")
+        ]
+        indexes = [
+            models.Index(fields=["user", "kind", "minute"], name="msgcount_account"),
+            models.Index(fields=["minute"], name="msgcount_prune"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key} @{self.minute}: {self.count}"

@@ -7,6 +7,7 @@
 - chat_state: the switch, a stop, a failed turn (each with its peers rule)
 - turns: an attached session's prompt, and every turn's end (finish_turn)
 - limits: the counters a send is held to, and changing the limits
+- counters: the per-minute rows those counters sum, and their pruning
 - record: the activity log and the live push of a message
 """
 
@@ -14,6 +15,7 @@ from peers.actions.answers import answer_from_final_text
 from peers.actions.cancel import check_cancel_message, no_message
 from peers.actions.chat_state import check_stop_chat, check_update_chat, do_fail_turn, do_set_peers
 from peers.actions.connect import check_connect_chats
+from peers.actions.counters import do_prune_counts
 from peers.actions.deliver import (
     check_mark_seen,
     deliver_as_finished,
@@ -60,6 +62,7 @@ __all__ = [
     "deliver_between_steps",
     "do_attached_prompt",
     "do_fail_turn",
+    "do_prune_counts",
     "do_set_limits",
     "do_set_peers",
     "end_wait",

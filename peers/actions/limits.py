@@ -1,5 +1,5 @@
-"""Holding a send to the limits (counted in one query under the account lock),
-and changing the limits."""
+"""Holding a send to the limits (counted in one query under the account lock, from
+the per-minute rows of peers.actions.counters), and changing the limits."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from chats.models import Chat
 from chats.refusals import Refusal
+from peers.actions.counters import Kind, Window, window_sql
 from peers.actions.record import record
 from peers.limits import current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage
@@ -16,18 +17,8 @@ from peers.models import Activity, Limits, PeerMessage
 BEFORE_ANYTHING = datetime(2000, 1, 1, tzinfo=UTC)
 AGENT = PeerMessage.SentBy.AGENT.value
 
-# One indexed scalar subquery per counter, in a single statement: the ORM's
-# filtered aggregate read the account's whole history and cost more to build
-# than to run (docs/benchmarks.md). Each WHERE matches one of PeerMessage's indexes.
-COUNTERS = {
-    "chat_hour": "from_chat_id = %s AND created_at >= %s",
-    "pair_window": "pair = %s AND created_at >= %s",
-    "pair_without_you": "pair = %s AND created_at > %s AND sent_by = %s",
-    "wakes": "user_id = %s AND created_at >= %s AND woke = %s",
-    "chain": "chain = %s AND sent_by = %s",
-}
-# Which limit each counter is held to: a count stops there (LIMIT), so a window
-# fuller than its limit costs what a window at the limit does.
+# Which limit each counter is held to: a count stops there, so a window fuller than
+# its limit costs what a window at the limit does.
 BOUNDS = {
     "chat_hour": "chat_per_hour",
     "pair_window": "pair_per_window",
@@ -35,6 +26,10 @@ BOUNDS = {
     "wakes": "wakes_per_hour",
     "chain": "chain_without_you",
 }
+# The chain is counted from its messages (indexed by chain): it is no time window
+# that unrelated sends fill, only its own messages, and each of those passed this
+# check, so a count never reads more than the chain's limit.
+CHAIN = "(SELECT COUNT(*) FROM (SELECT 1 FROM {} WHERE chain = %s AND sent_by = %s LIMIT %s) AS c)"
 
 
 class StaleLimits(Exception):  # noqa: N818 (a signal, not an error)
@@ -78,39 +73,48 @@ def count_recent(
     """Every counter this send is held to, in one query; StaleLimits if `limits` is
     no longer the saved row."""
     hour_ago = now - timedelta(hours=1)
-    wanted = {"wakes": [out.user.pk, hour_ago, True]} if wakes else {}
+    windows = {}
+    if wakes:
+        where = "user_id = %s AND woke = %s"
+        windows["wakes"] = Window(Kind.WAKES, out.user.pk, hour_ago, where, (out.user.pk, True))
     sender = out.from_chat
     if sender is not None:
         pair = pair_key(sender.pk, recipient.pk)
         window = now - timedelta(minutes=limits.pair_window_minutes)
-        wanted["chat_hour"] = [sender.pk, hour_ago]
-        wanted["pair_window"] = [pair, window]
+        where = "from_chat_id = %s"
+        windows["chat_hour"] = Window(Kind.CHAT, sender.pk, hour_ago, where, (sender.pk,))
+        windows["pair_window"] = Window(Kind.PAIR, pair, window, "pair = %s", (pair,))
         if out.by_agent:
             wrote = [sender.person_wrote_at, recipient.person_wrote_at]
             since = max(filter(None, wrote), default=BEFORE_ANYTHING)
-            wanted["pair_without_you"] = [pair, since, AGENT]
-    if out.by_agent:
-        wanted["chain"] = [chain, AGENT]
-    counts, current = run_counters(wanted, limits)
+            where = "pair = %s AND sent_by = %s"
+            windows["pair_without_you"] = Window(
+                Kind.PAIR_AGENT, pair, since, where, (pair, AGENT), after=True
+            )
+    counts, current = run_counters(windows, chain if out.by_agent else None, now, limits)
     if not current:
         raise StaleLimits
     return counts
 
 
-def run_counters(wanted: dict[str, list], limits: Limits) -> tuple[dict[str, int], bool]:
-    table = connection.ops.quote_name(PeerMessage._meta.db_table)
-    bounded = "(SELECT COUNT(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT %s) AS c)"
-    selects = [bounded.format(table, COUNTERS[name]) for name in wanted]
-    adapt = connection.ops.adapt_datetimefield_value
-    params = []
-    for name, values in wanted.items():
-        params += [adapt(p) if isinstance(p, datetime) else p for p in values]
-        params.append(getattr(limits, BOUNDS[name]))
+def run_counters(
+    windows: dict[str, Window], chain: str | None, now, limits: Limits
+) -> tuple[dict[str, int], bool]:
+    selects, params = [], []
+    for name, window in windows.items():
+        sql, window_params = window_sql(window, now=now, bound=getattr(limits, BOUNDS[name]))
+        selects.append(sql)
+        params += window_params
+    names = list(windows)
+    if chain is not None:
+        selects.append(CHAIN.format(connection.ops.quote_name(PeerMessage._meta.db_table)))
+        params += [chain, AGENT, limits.chain_without_you]
+        names.append("chain")
     clause, clause_params = current_clause(limits)
     with connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join([*selects, clause]), params + clause_params)
         *row, current = cursor.fetchone()
-    return dict(zip(wanted, row, strict=True)), bool(current)
+    return dict(zip(names, row, strict=True)), bool(current)
 
 
 def check_limits(out, recipient: Chat, *, chain: str, wakes: bool, now, limits: Limits) -> None:

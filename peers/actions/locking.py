@@ -12,9 +12,16 @@ account instead of deadlocking on each other's chats.
 
 All locks are FOR NO KEY UPDATE: inserts that reference a row (KEY SHARE) never wait
 on it. SQLite has no row locks: its IMMEDIATE transactions already serialize every
-writer, so the queries would only cost time there."""
+writer, so the queries would only cost time there.
+
+On PostgreSQL the account and its chats are locked by one statement: the account's
+row in an uncorrelated EXISTS (an InitPlan, run once before the statement reads any
+chat), then the chats as the sorted rows reach the lock, by id ascending. So the
+order above holds inside the statement, one round trip less."""
 
 from django.db import connection
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 from accounts.models import User
 from chats.models import Chat
@@ -36,11 +43,21 @@ def lock_chats(user: User, chat_ids) -> dict[str, Chat]:
     """The account, then these chats of it by id ascending; the caller holds a
     transaction. Chats of another account, or missing, are left out."""
     ids = sorted({str(chat_id) for chat_id in chat_ids if chat_id is not None})
-    lock_account(user.pk)
-    chats = account_chats(user).filter(pk__in=ids).order_by("pk")
-    if row_locks():
+    if not ids or not row_locks():
+        lock_account(user.pk)
+        chats = account_chats(user).filter(pk__in=ids).order_by("pk")
+    else:
+        chats = account_chats(user).filter(account_locked(user.pk), pk__in=ids).order_by("pk")
         chats = chats.select_for_update(no_key=True, of=("self",))
     return {chat.pk: chat for chat in chats}
+
+
+def account_locked(user_id: int) -> RawSQL:
+    """A condition that locks the account's row (true while the account exists), for
+    the statement that then locks its chats (PostgreSQL)."""
+    table = connection.ops.quote_name(User._meta.db_table)
+    sql = f"EXISTS (SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE)"  # noqa: S608
+    return RawSQL(sql, [user_id], output_field=BooleanField())  # noqa: S611 (no input in it)
 
 
 def lock_for_send(user: User, *, from_chat: Chat | None, to: str, person: bool) -> Chat | None:

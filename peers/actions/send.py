@@ -16,6 +16,7 @@ from chats.idempotency import note_work
 from chats.models import Chat, Turn
 from chats.refusals import Refusal, no_chat
 from chats.selectors import access_chat
+from peers.actions import counters
 from peers.actions.inserts import insert_all
 from peers.actions.limits import (
     StaleLimits,
@@ -281,7 +282,9 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
         message_id=message.pk,
         created_at=send.now,
     )
-    # The message, its entries and its activity row: one round trip on PostgreSQL.
+    # The message, its entries, its activity row and its counters (under the account
+    # lock, so no other send of the account adds to them meanwhile): one round trip
+    # on PostgreSQL.
     entries = chat_actions.message_entries(
         message_id=message.pk,
         text=message.text,
@@ -289,7 +292,8 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
         to_chat=message.to_chat,
         turn=send.turn,
     )
-    insert_all([message], entries, [activity])
+    counts = counters.rows_for(message)
+    insert_all([message], entries, [activity], then=counters.add_sql(counts) if counts else None)
     message._state.adding, message._state.db = False, "default"
     note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:

@@ -4,12 +4,13 @@ from datetime import timedelta
 from io import StringIO
 
 from django.core.management import call_command
-from django.db.models import Max, Min
+from django.db.models import Count, Max, Min, Sum
 from django.utils import timezone
 
 from accounts.models import User
 from peers import metrics
-from peers.models import Activity, PeerMessage
+from peers.actions.counters import minute_of, start_of
+from peers.models import Activity, MessageCount, PeerMessage
 
 
 def test_it_seeds_a_realistic_week(db):
@@ -36,3 +37,14 @@ def test_it_starts_over_with_reset(db):
     call_command("seed_messages", count=50, accounts=2, reset=True, stdout=StringIO())
     assert PeerMessage.objects.count() == 50
     assert User.objects.filter(username__startswith="seed-").count() == 2
+
+
+def test_it_counts_the_last_day_for_the_limits(db):
+    call_command("seed_messages", count=2000, accounts=2, stdout=StringIO())
+    day_ago = minute_of(timezone.now()) - 24 * 60
+    recent = PeerMessage.objects.filter(created_at__gte=start_of(day_ago))
+    assert recent.exists()
+    rows = MessageCount.objects.filter(kind="chat", minute__gte=day_ago)
+    counted = dict(rows.values("key").annotate(n=Sum("count")).values_list("key", "n"))
+    sent = recent.exclude(from_chat=None).values("from_chat").annotate(n=Count("*"))
+    assert counted == {row["from_chat"]: row["n"] for row in sent}

@@ -3,7 +3,8 @@ metrics and its benchmark: `python manage.py seed_messages --count 100000`.
 
 A development tool: the rows are written with bulk_create as they would stand after
 their deliveries, not sent through peers.actions (which would take hours and needs
-running agents). Its accounts are named `seed-N`; `--reset` removes them first."""
+running agents); the limits' per-minute counts of the last day are added to match.
+Its accounts are named `seed-N`; `--reset` removes them first."""
 
 import math
 import random
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from chats.actions import do_create_chat
+from peers.actions.counters import add_counts
 from peers.limits import pair_key
 from peers.models import Activity, PeerMessage
 
@@ -103,9 +105,9 @@ class Command(BaseCommand):
         for start in range(0, count, BATCH):
             size = min(BATCH, count - start)
             with transaction.atomic():
-                PeerMessage.objects.bulk_create(
-                    [message(rng, chats, now) for _ in range(size)], batch_size=1000
-                )
+                batch = [message(rng, chats, now) for _ in range(size)]
+                PeerMessage.objects.bulk_create(batch, batch_size=1000)
+                add_counts(batch, now=now)  # what the limits count from
                 Activity.objects.bulk_create(
                     [refusal(rng, chats, now) for _ in range(size // 20)], batch_size=1000
                 )

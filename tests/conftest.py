@@ -18,6 +18,7 @@ from accounts.models import User
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
 from chats.runners import runs_on_server
+from tests.reliability.procs import RedisServer
 from tests.servers import private_root
 
 # fake_model, claude_cli, codex_cli, gemini_cli, … (see tests/agentcli/README.md)
@@ -131,6 +132,16 @@ def stand_in_clis(monkeypatch, tmp_path_factory, settings):
     settings.AGENTS_DIR = agents
     yield
     shutil.rmtree(agents, ignore_errors=True)
+
+
+@pytest.fixture
+def redis_server():
+    """A private redis-server of the test's own on a free port, for tests that stop it
+    or must see only their own keys."""
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
 
 
 def make_chat(user, name: str, **fields):

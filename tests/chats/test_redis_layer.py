@@ -10,18 +10,9 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from chats.redis_layer import LayerConnectionLost, RedisHintsLayer
-from tests.reliability.procs import RedisServer
 
 HINT = {"type": "account.event", "kind": "message", "chat": "c1"}
 QUICK = 5  # seconds: a hint that is coming comes long before this
-
-
-@pytest.fixture
-def redis_server():
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -4,18 +4,10 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from tests.reliability.procs import Proc, RedisServer, database_url, free_port, stop_all
+from tests.reliability.procs import Proc, database_url, free_port, stop_all
 
 # A killed worker's turn fails within this many seconds (leases of 4 s, checks every 1 s).
 LEASE_SECONDS = 6
-
-
-@pytest.fixture
-def redis_server():
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -24,6 +24,24 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
     django.setup()
     from django.core.management import call_command
+
+    from bench import request_counters
+
+    totals = {"sends": 0, "seconds": 0.0, "queries": 0, "sql_seconds": 0.0}
+    sessions = install_instruments(totals)
+    try:
+        call_command("serve", "--port", port, *serve_options)
+    finally:
+        totals["faces"] = request_counters.per_request()
+        Path(f"{out}.json").write_text(json.dumps(totals))
+        if sessions:
+            Path(out).write_text(render(sessions))
+
+
+def install_instruments(totals: dict) -> list:
+    """The bench's own instruments, where each caller looks its names up when it calls:
+    the send timed (and profiled, with pyinstrument), its parts, and the requests
+    counted. Returns the list the profiles of the sends go into."""
     from django.db import connection
 
     from bench import request_counters
@@ -31,7 +49,6 @@ def main() -> None:
     from peers import waiting
 
     profiling = os.environ.get("BENCH_TIMING_ONLY") != "1" and has_pyinstrument()
-    totals = {"sends": 0, "seconds": 0.0, "queries": 0, "sql_seconds": 0.0}
     sessions = []
     send_now = waiting.send_now
 
@@ -55,19 +72,12 @@ def main() -> None:
             if profiler:
                 sessions.append(profiler.stop())
 
-    # The bench's own instruments: each caller looks these names up when it calls.
     waiting.send_now = profiled
     for module, name in PARTS:
         time_part(totals, module, name)
     request_counters.install()
     asgi.application = request_counters.CountedApplication(asgi.application)
-    try:
-        call_command("serve", "--port", port, *serve_options)
-    finally:
-        totals["faces"] = request_counters.per_request()
-        Path(f"{out}.json").write_text(json.dumps(totals))
-        if sessions:
-            Path(out).write_text(render(sessions))
+    return sessions
 
 
 # Parts of a send timed on their own (wall time, no profiler), where the caller finds them.

@@ -14,13 +14,7 @@ MOST_REQUESTS_PER_HOUR = 100_000
 
 
 def check_origin_spec(user, spec: OriginSpec, *, exclude: int | None = None) -> None:
-    check_chat_template(
-        user,
-        agent=spec.agent,
-        folder=spec.folder,
-        command=spec.command,
-        permission_mode=spec.permission_mode,
-    )
+    check_chat_template(user, spec)
     rate = spec.requests_per_hour
     if rate is not None and not 1 <= rate <= MOST_REQUESTS_PER_HOUR:
         raise Refusal(

@@ -21,13 +21,7 @@ SESSION_ID_RULE = (
 
 def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
-    check_chat_template(
-        user,
-        agent=spec.agent,
-        folder=spec.folder,
-        command=spec.command,
-        permission_mode=spec.permission_mode,
-    )
+    check_chat_template(user, spec)
     if name_taken(user, spec.name):
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}; pick another.")
     fields = spec.model_dump()
@@ -39,10 +33,11 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}.") from None
 
 
-def check_chat_template(
-    user, *, agent: str, folder: str, command: str, permission_mode: str = ""
-) -> None:
-    """What a new chat's agent needs, also checked when an origin is set up to start chats."""
+def check_chat_template(user, spec) -> None:
+    """What a new chat's agent needs, also checked when an origin is set up to start chats:
+    `spec` (a ChatCreate, an OriginSpec) names agent, folder, command and permission_mode."""
+    agent, folder, command = spec.agent, spec.folder, spec.command
+    permission_mode = spec.permission_mode or ""
     if agent == Chat.Agent.COMMAND and not command:
         raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
     runners.check_may_run(user, agent=agent, folder=folder)

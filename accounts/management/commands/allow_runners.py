@@ -6,6 +6,7 @@ from accounts.models import User
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # they run at serve and migrate; this one starts often
     help = (
         "Grant USERNAME the permission agents.run_hosted (hosted chats with a working folder, "
         "and command chats, run processes on this server); --revoke takes it back."

@@ -6,6 +6,7 @@ from accounts.models import User
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # they run at serve and migrate; this one starts often
     help = "Print a new API token for USERNAME, alone on the last line of output."
 
     def add_arguments(self, parser) -> None:

@@ -21,6 +21,7 @@ def checked_url(url: str) -> str:
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # they run at serve and migrate; this one starts often
     help = (
         "Print the config that attaches a session you run yourself (Claude Code, Codex, "
         "Gemini) to CHAT, or merge it into the files the CLI reads in DIR (--write), or "

@@ -51,9 +51,10 @@ class Command(BaseCommand):
             raise CommandError(f"Could not listen on {host}:{port} (is it in use?).")
 
     def build_server(self, host: str, port: int, *, runner: bool):
-        # daphne.server installs Twisted's asyncio reactor when imported; the
-        # daphne app (first in INSTALLED_APPS) imported it at setup already,
-        # before anything else could import a reactor.
+        # daphne.server installs Twisted's asyncio reactor when imported, so it comes
+        # before anything that imports Twisted (bounded). Only this command pays for
+        # Twisted: daphne is not an installed app, so other commands (mcp_stdio,
+        # run_turns, migrate) start without it.
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler

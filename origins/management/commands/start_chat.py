@@ -9,6 +9,7 @@ TEMPLATE_OPTIONS = ["name", "agent", "repository", "branch", "folder", "model", 
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # they run at serve and migrate; this one starts often
     help = (
         "Start a chat from outside (a cron job, a script): it runs a turn at once with the "
         "text framed as outside content, and can receive messages but never list, read or "

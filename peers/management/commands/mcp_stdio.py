@@ -10,6 +10,7 @@ from peers.mcp import stdio
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # they run at serve and migrate; this one starts often
     help = (
         "Serve Crosstalk's MCP tools over stdio. The credential is CROSSTALK_KEY (a chat's "
         "agent key or a personal API token); with CROSSTALK_URL set, every call is relayed "

@@ -20,6 +20,7 @@ import pytest
 from tests import servers
 from tests.agentcli.clis import CODEX_KEY_VAR, claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
+from tests.browsers import chromium
 from tests.servers import ROOT, free_port, manage, migrate, private_root, start_server, stop_server
 
 DEADLINE_SECONDS = 150
@@ -99,13 +100,7 @@ def screenshot_chats(site: Site, chats: list[dict], prefix: str) -> None:
     docs/screenshots/PREFIX-NAME.png (Playwright and Debian's Chromium)."""
     if os.environ.get("UPDATE_SCREENSHOTS") != "1":
         return
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with chromium() as browser:
         page = browser.new_page(base_url=site.url, viewport={"width": 1440, "height": 900})
         page.goto("/accounts/login/")
         page.fill("input[name=username]", "alice")
@@ -116,11 +111,23 @@ def screenshot_chats(site: Site, chats: list[dict], prefix: str) -> None:
             page.wait_for_load_state("networkidle")
             path = ROOT / "docs" / "screenshots" / f"{prefix}-{chat['name']}.png"
             page.screenshot(path=str(path), full_page=True)
-        browser.close()
 
 
 def poll(check, what: str, timeout: float = DEADLINE_SECONDS):
     return servers.poll(check, what, timeout, every=0.1)
+
+
+def processes_in(folder: Path) -> list[int]:
+    """Processes working in this folder (the CLI and whatever it started there)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "cwd") == str(folder):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 def site_fixture(**extra):

@@ -20,6 +20,7 @@ from chats.models import Chat
 from tests.agentcli.clis import claude_env, codex_env, gemini_env, run_cli
 from tests.agentcli.fake_model import FakeModel
 from tests.agentcli.headless import claude_turn, codex_turn, gemini_turn
+from tests.browsers import CHROMIUM, chromium
 from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
 from tests.servers import (
     Crosstalk,
@@ -30,9 +31,6 @@ from tests.servers import (
     start_server,
     stop_server,
 )
-
-CHROMIUM = "/usr/bin/chromium"
-
 
 PASSWORD = "alice-password-1"  # noqa: S105
 
@@ -447,19 +445,17 @@ def test_the_claude_config_copied_from_the_panel_joins_a_real_session(
 ):
     """Show a new key, switch tabs, copy Claude's `claude mcp add` line and settings file
     in a real browser; run the line, save the file, start Claude Code in the folder."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs Playwright")
-    if not Path(CHROMIUM).exists():
+    pytest.importorskip("playwright.sync_api", reason="needs Playwright")
+    if not CHROMIUM.exists():
         pytest.skip(f"needs Chromium at {CHROMIUM}")
     attached = crosstalk.new_chat("api-claude", "claude-code")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as browser:
         context = browser.new_context(base_url=crosstalk.url)
         context.grant_permissions(["clipboard-read", "clipboard-write"])
         context.set_default_timeout(10_000)
         page = context.new_page()
         log_in(page, crosstalk.user, PASSWORD)
         copied = show_key_switch_tabs_and_copy(page, attached["id"])
-        browser.close()
     settings = cli_workdir / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text(copied.settings)

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.browsers import CHROMIUM, chromium
 from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
 from tests.servers import manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright")
-CHROMIUM = "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
 PASSWORD = "alice-password-1"  # noqa: S105
 
 
@@ -47,11 +47,16 @@ def new_chat(site: dict, name: str, agent: str) -> str:
         return json.loads(response.read())["id"]
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    with chromium() as launched:
+        yield launched
+
+
 @pytest.fixture
-def page(site) -> Iterator:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context = browser.new_context(base_url=site["url"])
+def page(site, browser) -> Iterator:
+    context = browser.new_context(base_url=site["url"])
+    try:
         context.grant_permissions(["clipboard-read", "clipboard-write"])
         context.set_default_timeout(10_000)
         errors: list[str] = []
@@ -60,8 +65,9 @@ def page(site) -> Iterator:
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         log_in(page, "alice", PASSWORD)
         yield page
-        browser.close()
-        assert errors == []
+    finally:
+        context.close()
+    assert errors == []
 
 
 def test_the_key_stays_in_every_tab_and_is_what_the_copy_buttons_copy(site, page):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.browsers import CHROMIUM, chromium
 from tests.servers import ROOT, manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip(
@@ -22,7 +23,6 @@ sync_api = pytest.importorskip(
 )
 expect = sync_api.expect
 
-CHROMIUM = Path("/usr/bin/chromium")
 EXPECT_MS = 10_000
 
 # `UPDATE_SCREENSHOTS=1` rewrites the README's screenshots; otherwise they go to a temp dir,
@@ -65,15 +65,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.browsers import CHROMIUM, chromium
 from tests.e2e.looks import assert_fits, assert_readable
-from tests.e2e.test_browser import CHROMIUM, server_env
+from tests.e2e.test_browser import server_env
 from tests.servers import manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -42,46 +43,32 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop_server(server)
 
 
-def test_it_refreshes_the_metrics_and_keeps_what_you_type(base_url):
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_page(base_url=base_url)
-            page.goto("/accounts/login/")
-            page.fill("input[name=username]", "root")
-            page.fill("input[name=password]", "root-password-1")
-            page.click("button[type=submit]")
-            page.goto("/internal/admin/peers?window=hour")
-            metrics = page.locator("#admin-metrics")
-            metrics.evaluate("element => { element.dataset.first = 'yes'; }")
-            page.fill("input[name=chat_per_hour]", "77")
-            # The section is swapped for a fresh one (without the mark) within a poll or two.
-            expect(page.locator("#admin-metrics:not([data-first])")).to_have_count(
-                1, timeout=15_000
-            )
-            assert page.input_value("input[name=chat_per_hour]") == "77"
-            page.click("text=Last week")
-            expect(page.locator(".adm-windows a.on")).to_have_text("Last week")
-            assert "window=week" in page.url
-            expect(page.locator("#admin-metrics svg").first).to_be_visible()
-        finally:
-            browser.close()
+def test_it_refreshes_the_metrics_and_keeps_what_you_type(admin_browser, base_url):
+    page = admin_browser.new_page(base_url=base_url)
+    try:
+        page.goto("/accounts/login/")
+        page.fill("input[name=username]", "root")
+        page.fill("input[name=password]", "root-password-1")
+        page.click("button[type=submit]")
+        page.goto("/internal/admin/peers?window=hour")
+        metrics = page.locator("#admin-metrics")
+        metrics.evaluate("element => { element.dataset.first = 'yes'; }")
+        page.fill("input[name=chat_per_hour]", "77")
+        # The section is swapped for a fresh one (without the mark) within a poll or two.
+        expect(page.locator("#admin-metrics:not([data-first])")).to_have_count(1, timeout=15_000)
+        assert page.input_value("input[name=chat_per_hour]") == "77"
+        page.click("text=Last week")
+        expect(page.locator(".adm-windows a.on")).to_have_text("Last week")
+        assert "window=week" in page.url
+        expect(page.locator("#admin-metrics svg").first).to_be_visible()
+    finally:
+        page.context.close()
 
 
 @pytest.fixture(scope="module")
 def admin_browser() -> Iterator:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser
 
 
 def admin_page(browser, base_url: str, *, width: int, scheme: str):

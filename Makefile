@@ -22,10 +22,13 @@ run: $(BIN)/.installed
 # One pytest worker per core (TEST_WORKERS=1 runs them in one process); each test module
 # stays on one worker, so its live servers start once, the slowest suites go first and
 # the longest module spreads by CLI (tests/scheduling.py). Prints the 30 slowest tests
-# and every skipped test with its reason.
+# and every skipped test with its reason. The project is byte-compiled first: the suite
+# starts some 150 Python processes (servers, turn workers, manage.py commands), and where
+# PYTHONDONTWRITEBYTECODE is set each would compile every module it imports again.
 TEST_WORKERS ?= auto
 
 test: $(BIN)/.installed
+	$(BIN)/python -m compileall -q -j0 -x '/(\.venv|var|node_modules)/' . >/dev/null
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(BIN)/.installed

@@ -184,8 +184,10 @@ SQLITE_CONNECTION_SECONDS = 600
 def sqlite(path: Path) -> dict:
     # IMMEDIATE makes every transaction take the write lock at BEGIN, so the
     # limit checks and the insert they guard are serialized; WAL lets readers on.
+    # Django's SQLite backend, with one process's writers waiting in line
+    # (crosstalk/sqlite/base.py).
     return {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": "crosstalk.sqlite",
         "NAME": path,
         # Kept across requests: opening one (the file, the pragmas, Django's SQL
         # functions) cost a send more than its statements did. Each lives in a thread

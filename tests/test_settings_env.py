@@ -33,7 +33,7 @@ def test_it_refuses_a_bad_database_url(monkeypatch, tmp_path, url):
 def test_it_defaults_to_sqlite_under_var(monkeypatch, tmp_path):
     monkeypatch.delenv("DATABASE_URL", raising=False)
     config = env.database(tmp_path / "var")
-    assert config["ENGINE"] == "django.db.backends.sqlite3"
+    assert config["ENGINE"] == "crosstalk.sqlite"  # Django's, writers in line
     assert config["NAME"] == tmp_path / "var" / "db.sqlite3"
     assert (tmp_path / "var").is_dir()
 

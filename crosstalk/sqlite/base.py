@@ -1,0 +1,63 @@
+"""SQLite whose writers in one process wait in line, not in SQLite's busy handler.
+
+Every transaction begins with BEGIN IMMEDIATE, which takes the database's one write lock
+(so the limit checks and the insert they guard are serialized). When a second thread of
+the process wants it meanwhile, SQLite's busy handler makes that thread retry on a sleep
+schedule of up to 100 ms a try: under load a write sleeps on long after the lock is free
+(hooks delivering messages beside sends: a p99 of ~585 ms, docs/benchmarks.md). A lock
+per process and database, taken just before BEGIN and let go at COMMIT or ROLLBACK,
+hands the database to the next writer the moment it is free. Writers in other processes
+(`manage.py run_turns`) still meet SQLite's own lock and its busy handler."""
+
+import threading
+
+from django.db.backends.sqlite3 import base
+from django.db.utils import OperationalError
+
+_writers: dict[str, threading.Lock] = {}
+_writers_guard = threading.Lock()
+
+
+def writer_lock(name) -> threading.Lock:
+    """The process's lock for writing to this database file."""
+    with _writers_guard:
+        return _writers.setdefault(str(name), threading.Lock())
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    holds_writer = False
+
+    def _start_transaction_under_autocommit(self) -> None:
+        # As long as SQLite's own busy timeout, and the same error when it runs out.
+        wait = self.settings_dict["OPTIONS"].get("timeout", 5)
+        if not writer_lock(self.settings_dict["NAME"]).acquire(timeout=wait):
+            raise OperationalError("database is locked")
+        self.holds_writer = True
+        try:
+            super()._start_transaction_under_autocommit()
+        except BaseException:
+            self.release_writer()
+            raise
+
+    def _commit(self) -> None:
+        try:
+            super()._commit()
+        finally:
+            self.release_writer()
+
+    def _rollback(self) -> None:
+        try:
+            super()._rollback()
+        finally:
+            self.release_writer()
+
+    def _close(self) -> None:
+        try:
+            super()._close()
+        finally:
+            self.release_writer()
+
+    def release_writer(self) -> None:
+        if self.holds_writer:
+            self.holds_writer = False
+            writer_lock(self.settings_dict["NAME"]).release()

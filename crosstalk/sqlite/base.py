@@ -9,6 +9,8 @@ per process and database, taken just before BEGIN and let go at COMMIT or ROLLBA
 hands the database to the next writer the moment it is free. Writers in other processes
 (`manage.py run_turns`) still meet SQLite's own lock and its busy handler."""
 
+from __future__ import annotations
+
 import threading
 
 from django.db.backends.sqlite3 import base
@@ -25,20 +27,24 @@ def writer_lock(name) -> threading.Lock:
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
-    holds_writer = False
+    # The lock this connection took at BEGIN, if it holds one: the very lock it let go
+    # of, even if NAME changed meanwhile (the test database's is set after connecting).
+    writer: threading.Lock | None = None
 
     def _start_transaction_under_autocommit(self) -> None:
         # As long as SQLite's own busy timeout, and the same error when it runs out.
         wait = self.settings_dict["OPTIONS"].get("timeout", 5)
-        if not writer_lock(self.settings_dict["NAME"]).acquire(timeout=wait):
+        lock = writer_lock(self.settings_dict["NAME"])
+        if not lock.acquire(timeout=wait):
             raise OperationalError("database is locked")
-        self.holds_writer = True
+        self.writer = lock
         try:
             super()._start_transaction_under_autocommit()
         except BaseException:
             self.release_writer()
             raise
 
+    # Whatever ends the transaction lets the next writer in, even when it fails.
     def _commit(self) -> None:
         try:
             super()._commit()
@@ -58,6 +64,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self.release_writer()
 
     def release_writer(self) -> None:
-        if self.holds_writer:
-            self.holds_writer = False
-            writer_lock(self.settings_dict["NAME"]).release()
+        lock, self.writer = self.writer, None
+        if lock is not None:
+            lock.release()

@@ -227,6 +227,7 @@ def pick(page, select: str, name: str) -> None:
 
 
 def send_from_tab(page, to: str, text: str) -> None:
+    page.bring_to_front()
     if not page.locator("#peers-send").is_visible():
         page.locator("summary", has_text="Send a message").click()
     pick(page, "#send-to", to)
@@ -238,6 +239,7 @@ def send_from_tab(page, to: str, text: str) -> None:
 
 
 def stop_chat(page) -> None:
+    page.bring_to_front()
     page.click("#chat-header summary")
     page.click("#chat-header .menu-body button.menu-item")
     expect(status(page)).to_have_text("Stopped")

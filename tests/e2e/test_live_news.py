@@ -49,6 +49,10 @@ def watchers(browser, base_url, logged_in, console_errors):
         context.close()
 
 
+# How long live.js marks a card whose state changed.
+MARK_MS = 4000
+
+
 def watching(context):
     """The chat list with notifications turned on and its live socket connected."""
     page = context.new_page()
@@ -75,6 +79,7 @@ def test_a_chat_answering_you_is_notified_once_never_on_load_nor_after_a_resync(
     watcher = watchers()
     page = watching(watcher)
     asker, _ = ran_chats(context, "note-asker", "note-answerer")
+    asker.bring_to_front()
     asker.locator("summary", has_text="Send a message").click()
     asker.check("#peers-send input[name=sender][value=you]")
     send_from_tab(asker, "note-answerer", "which port do you use?")
@@ -96,14 +101,20 @@ def test_a_chat_answering_you_is_notified_once_never_on_load_nor_after_a_resync(
 def test_a_card_marks_its_new_state_as_it_changes_and_keeps_the_trail_with_times(context, second):
     sender, held = ran_chats(context, "mark-sender", "mark-held")
     stop_chat(held)
+    # The watcher's clock is the page's own, moved on by the test when a mark should go
+    # (live.js keeps a mark MARK_MS), instead of waiting it out.
+    second.clock.install()
     watcher = open_chat(second, "mark-sender")
     send_from_tab(sender, "mark-held", "Which region?")
     seen = card(watcher, "Which region?")
     expect(seen.locator(".state-word").first).to_have_text("Queued — held until you write")
     # New to the page, its state was marked; the mark goes after a moment.
+    expect(seen).to_have_class(re.compile("state-changed"))
+    second.clock.fast_forward(MARK_MS)
     expect(seen).not_to_have_class(re.compile("state-changed"))
 
     held.reload()
+    held.bring_to_front()
     held.locator("#composer input[name=send_queued]").check()
     held.fill("#composer-text", "go on")
     held.keyboard.press("Control+Enter")
@@ -120,4 +131,5 @@ def test_a_card_marks_its_new_state_as_it_changes_and_keeps_the_trail_with_times
     expect(seen.locator(".msg-trail")).to_have_text(
         re.compile(r"^Sent \d\d:\d\d:\d\d, delivered \d\d:\d\d:\d\d \(.+ later\)$")
     )
+    second.clock.fast_forward(MARK_MS)
     expect(seen).not_to_have_class(re.compile("state-changed"))

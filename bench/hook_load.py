@@ -83,6 +83,7 @@ async def work(port: int, queue: asyncio.Queue, row: dict) -> None:
         started = time.monotonic()
         status, answer = await conn.post(path, body, key)
         row["ms"].append((time.monotonic() - started) * 1000)
+        row["by_event"].setdefault(body.get("hook_event_name", "send"), []).append(row["ms"][-1])
         if status != expected:
             row["errors"].append(f"{status} {answer[:200]!r}")
         elif b"peer-message" in answer:
@@ -90,7 +91,7 @@ async def work(port: int, queue: asyncio.Queue, row: dict) -> None:
 
 
 async def load(port: int, rate: float, seconds: float, make_job, workers: int) -> dict:
-    row = {"ms": [], "errors": [], "delivered": 0}
+    row = {"ms": [], "errors": [], "delivered": 0, "by_event": {}}
     if rate <= 0:
         return row
     queue: asyncio.Queue = asyncio.Queue()
@@ -128,6 +129,17 @@ def line(name: str, row: dict) -> str:
         f"p99 {percentile(row['ms'], 0.99):7.2f} ms  errors {len(row['errors'])}"
         + (f"  delivered in {row['delivered']}" if name == "hooks" else "")
         + (f"  first error {row['errors'][0]}" if row["errors"] else "")
+        + (
+            "".join(event_line(e, ms) for e, ms in sorted(row["by_event"].items()))
+            if name == "hooks"
+            else ""
+        )
+    )
+
+
+def event_line(event: str, ms: list[float]) -> str:
+    return (
+        f"\n    {event:<16} p50 {statistics.median(ms):6.2f} ms  p99 {percentile(ms, 0.99):7.2f} ms"
     )
 
 

@@ -62,6 +62,36 @@ def test_a_second_thread_writes_once_the_first_has_committed():
     assert not lock().locked()
 
 
+def test_a_write_outside_a_transaction_waits_in_line_not_in_sqlites_busy_handler():
+    """A save() with no atomic block around it (an UPDATE on its own) waits for the lock
+    too. Its connection gives SQLite's busy handler no time at all, so had it gone
+    to the database while the first writer held it, it would fail with "locked"."""
+    user = User.objects.create(username="before")
+    errors, done = [], threading.Event()
+
+    def second() -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("PRAGMA busy_timeout = 0")
+            User.objects.filter(pk=user.pk).update(username="after")
+        except Exception as error:  # noqa: BLE001 (reported below)
+            errors.append(error)
+        finally:
+            connection.close()
+            done.set()
+
+    thread = threading.Thread(target=second)
+    with transaction.atomic():
+        User.objects.create(username="holding")
+        thread.start()
+        assert not done.wait(0.3), "the lone write went in while a transaction wrote"
+    thread.join(10)
+
+    assert errors == []
+    assert User.objects.get(pk=user.pk).username == "after"
+    assert not lock().locked()
+
+
 def test_a_connection_closed_inside_a_transaction_lets_go_and_keeps_nothing():
     with transaction.atomic():
         User.objects.create(username="cut")

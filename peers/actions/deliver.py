@@ -91,7 +91,13 @@ def check_mark_seen(chat: Chat, *, ids: list[str]) -> list[PeerMessage]:
 
 
 def send_on_queue(chat: Chat) -> Turn | None:
-    """After a turn or background work ends: what arrived meanwhile starts the next turn."""
+    """After a turn or background work ends: what arrived meanwhile starts the next turn.
+
+    Most turns end with nothing waiting: one look first, without the transaction and
+    the chat's row lock (what a send commits after the look finds the chat idle, and
+    routes itself)."""
+    if not waiting_for_delivery(chat).exists():
+        return None
     with transaction.atomic():
         chat = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
         leftover = waiting_for_delivery(chat)

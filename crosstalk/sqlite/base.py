@@ -13,8 +13,9 @@ SQLite's own lock and its busy handler."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from django.db.backends.sqlite3 import base
 from django.db.utils import OperationalError
@@ -88,20 +89,21 @@ class WriterCursor(base.SQLiteCursorWrapper):
     db: DatabaseWrapper
 
     def execute(self, query: str, params: Sequence | Mapping | None = None):
-        if not self.writes_alone(query):
+        with self.in_line(query):
             return super().execute(query, params)
-        lock = self.db.acquire_writer()
-        try:
-            return super().execute(query, params)
-        finally:
-            lock.release()
 
     def executemany(self, query: str, param_list):
-        if not self.writes_alone(query):
+        with self.in_line(query):
             return super().executemany(query, param_list)
+
+    @contextlib.contextmanager
+    def in_line(self, query: str) -> Iterator[None]:
+        if not self.writes_alone(query):
+            yield
+            return
         lock = self.db.acquire_writer()
         try:
-            return super().executemany(query, param_list)
+            yield
         finally:
             lock.release()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from django.db.backends.sqlite3 import base
 from django.db.utils import OperationalError
@@ -58,20 +58,17 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     # Whatever ends the transaction lets the next writer in, even when it fails.
     def _commit(self) -> None:
-        try:
-            super()._commit()
-        finally:
-            self.release_writer()
+        self.ending(super()._commit)
 
     def _rollback(self) -> None:
-        try:
-            super()._rollback()
-        finally:
-            self.release_writer()
+        self.ending(super()._rollback)
 
     def _close(self) -> None:
+        self.ending(super()._close)
+
+    def ending(self, end: Callable[[], None]) -> None:
         try:
-            super()._close()
+            end()
         finally:
             self.release_writer()
 

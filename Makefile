@@ -8,8 +8,11 @@ PORT ?= 8000
 .PHONY: run test lint clean
 
 # pip installs without byte-compiling (half its 22 s here, one file after another, for
-# 530 MB of packages of which a process imports a fifth); `run` and `test` clear
-# PYTHONDONTWRITEBYTECODE, so the first process to import a module writes its cache.
+# 530 MB of packages of which a process imports a fifth); the first process to import a
+# module writes its cache. So no recipe gets PYTHONDONTWRITEBYTECODE (CI machines set
+# it): the suite starts some 150 Python processes, and each would compile all it imports.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Crosstalk needs Python 3.12 or newer on PATH."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,25 +21,23 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 run: $(BIN)/.installed
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python manage.py migrate --noinput -v0
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python manage.py seed_demo
-	PYTHONDONTWRITEBYTECODE= PORT=$(PORT) bin/run-all
+	$(BIN)/python manage.py migrate --noinput -v0
+	$(BIN)/python manage.py seed_demo
+	PORT=$(PORT) bin/run-all
 
 # One pytest worker per core and one more (TEST_WORKERS=1 runs them in one process): the
 # real programs the suites drive (Chromium, agent CLIs, servers) leave the cores idle a
 # third of the time, and the extra worker fills it (2 cores: 350 s -> 309 s). Each test
 # module stays on one worker, so its live servers start once, the slowest suites go first and
 # the longest module spreads by CLI (tests/scheduling.py). Prints the 30 slowest tests
-# and every skipped test with its reason. The project is byte-compiled first: the suite
-# starts some 150 Python processes (servers, turn workers, manage.py commands), and where
-# PYTHONDONTWRITEBYTECODE is set each would compile every module it imports again; pytest
-# runs with it cleared, so each worker keeps the test modules it rewrote for assert (half
-# of collection's 9 s) for the next run, CI's second stage included.
+# and every skipped test with its reason. The project is byte-compiled first, on every
+# core; pytest keeps the test modules it rewrote for assert (half of collection's 9 s)
+# for the next run, CI's second stage included.
 TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() + 1)' 2>/dev/null || echo auto)
 
 test: $(BIN)/.installed
 	$(BIN)/python -m compileall -q -j0 -x '/(\.venv|var|node_modules)/' . >/dev/null
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

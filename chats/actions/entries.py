@@ -1,5 +1,7 @@
 """Entries of a conversation: notices and answers, a peer message's two sides, an answer's link."""
 
+from django.db.models import Subquery
+
 from chats import events
 from chats.models import Chat, Entry, Turn
 
@@ -38,7 +40,6 @@ def message_entries(
 def do_link_answer_entry(turn: Turn, *, message_id: str) -> None:
     """The turn's answer entry shows this message (the answer its final text sent):
     the pages show it once, inside the message's card."""
-    entry = turn.entries.filter(kind=Entry.Kind.ANSWER, message_id="").order_by("-id").first()
-    if entry is not None:
-        entry.message_id = message_id
-        entry.save(update_fields=["message_id"])
+    last = turn.entries.filter(kind=Entry.Kind.ANSWER, message_id="").order_by("-id")
+    # One statement: a turn's end takes the writers' line once for it, not a read and a write.
+    Entry.objects.filter(pk=Subquery(last.values("pk")[:1])).update(message_id=message_id)

@@ -3,6 +3,7 @@
 import pytest
 
 from chats import actions as chat_actions
+from chats.models import Entry
 from chats.refusals import Refusal
 from peers import actions
 from peers import actions as delivery
@@ -40,6 +41,17 @@ def test_it_sends_the_final_text_back_as_the_answer(sender, recipient):
     assert answer.exchange == question.exchange and answer.chain == question.chain
     question.refresh_from_db()
     assert question.answered
+
+
+def test_the_turns_answer_entry_shows_the_answer_it_sent(sender, recipient):
+    actions.check_send_message(sender, to=recipient.pk, text="which port?")
+    turn = woken_turn(recipient)
+    elsewhere = chat_actions.do_add_entry(recipient, kind=Entry.Kind.ANSWER, text="Another turn's.")
+    (answer,) = finish(turn, "It listens on 8080.")
+
+    linked = Entry.objects.filter(message_id=answer.pk, kind=Entry.Kind.ANSWER)
+    assert [(e.turn_id, e.text) for e in linked] == [(turn.pk, "It listens on 8080.")]
+    assert Entry.objects.get(pk=elsewhere.pk).message_id == ""
 
 
 def test_a_turn_woken_by_an_answer_never_answers_back(sender, recipient):

@@ -24,9 +24,12 @@ def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
     if not turn.final_text.strip():
         return []
     received = turn.messages_delivered.filter(reply_to__isnull=True, answer__isnull=True)
+    received = list(received.select_related("from_chat", "to_chat").order_by("-created_at"))
+    if not received:
+        return []  # most turns: one read, not two
     written = set(turn.messages_sent.order_by().values_list("to_chat_id", flat=True))
     answers, answered_senders = [], set()
-    for message in received.select_related("from_chat", "to_chat").order_by("-created_at"):
+    for message in received:
         if message.from_chat_id in written or message.from_chat_id in answered_senders:
             continue
         answered_senders.add(message.from_chat_id)

@@ -31,8 +31,13 @@ from agents.attach import AttachConfig
 from agents.dbthread import in_db_thread
 from agents.launch import Launch, build, why_not_launchable
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
-from chats.actions import do_add_entry, do_set_session_id, turn_is_running
-from chats.hosted_actions import do_issue_turn_key, do_record_run
+from chats.actions import (
+    do_add_entry,
+    do_issue_turn_key,
+    do_record_run,
+    do_set_session_id,
+    turn_is_running,
+)
 from chats.models import Chat, Entry
 
 

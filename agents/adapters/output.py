@@ -21,8 +21,7 @@ from agents.adapters.events import (
     Trouble,
 )
 from agents.dbthread import in_db_thread
-from chats.actions import do_add_entry
-from chats.hosted_actions import do_set_entry_text
+from chats.actions import do_add_entry, do_set_entry_text
 from chats.models import Entry, Turn
 
 FLUSH_SECONDS = 0.5

@@ -7,6 +7,7 @@ by domain. Callers import from here (`from chats import actions; actions.x`).
 - leases: a running turn's lease, renewed by its worker
 - recovery: turns no worker will end (a restart, a lost worker)
 - attached: turns opened by the hooks of a session the person runs themselves
+- hosted: a hosted turn's key, its answer as it grows, what its process reported
 """
 
 from chats.actions.attached import (
@@ -35,6 +36,7 @@ from chats.actions.entries import (
     do_link_answer_entry,
     message_entries,
 )
+from chats.actions.hosted import do_issue_turn_key, do_record_run, do_set_entry_text
 from chats.actions.leases import (
     WORKER_LOST,
     do_renew_leases,
@@ -83,14 +85,17 @@ __all__ = [
     "do_fail_turn",
     "do_finish_turn",
     "do_hook_prompt",
+    "do_issue_turn_key",
     "do_link_answer_entry",
     "do_note_person_wrote",
     "do_outside_prompt",
     "do_prompt",
     "do_reclaim_expired_turns",
+    "do_record_run",
     "do_recover_interrupted_turns",
     "do_renew_leases",
     "do_rotate_agent_key",
+    "do_set_entry_text",
     "do_set_session_id",
     "do_set_turn_input",
     "do_start_turn",

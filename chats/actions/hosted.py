@@ -1,5 +1,5 @@
 """The state changes of a hosted turn (a CLI the runner starts): its key, its
-answer as it grows, what its process reported. check_*/do_* as in chats.actions."""
+answer as it grows, what its process reported."""
 
 from accounts import keys
 from chats import events

@@ -251,10 +251,11 @@ document.addEventListener("click", function (event) {
 })();
 
 // Unread: a chat that changed since the person last looked at it gets a dot, here in this
-// browser (localStorage: chat id → the chat's last change the person saw). A chat seen for
-// the first time counts as read, so a new browser does not mark everything.
+// browser (localStorage: chat id → the chat's last change the person saw, in microseconds:
+// a change within the second the page was read is still a change). A chat seen for the
+// first time counts as read, so a new browser does not mark everything.
 (function () {
-  const KEY = "crosstalk-seen";
+  const KEY = "crosstalk-seen-us"; // marks kept in whole seconds were under "crosstalk-seen"
   const seen = () => JSON.parse(localStorage.getItem(KEY) || "{}");
   const current = () => (document.querySelector(".chat-link.current") || {}).dataset;
 

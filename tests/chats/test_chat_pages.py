@@ -228,3 +228,17 @@ def test_it_stops_a_chat_from_the_page(chat, owner_client):
 def test_it_refuses_get_on_the_stop_url(chat, owner_client):
     # GET /chats/<id>/peers/ is left free: the peers app serves its Peers tab there.
     assert owner_client.get(f"/chats/{chat.pk}/stop/").status_code == 405
+
+
+def test_it_stamps_a_chat_change_finer_than_a_second_for_the_unread_dot(chat, owner_client):
+    """Two changes in one second differ: the page compares the stamp with the last seen."""
+    stamps = []
+    for microseconds in (100_000, 900_000):
+        changed = chat.updated_at.replace(microsecond=microseconds)
+        Chat.objects.filter(pk=chat.pk).update(updated_at=changed)
+        html = owner_client.get("/chats/").content.decode()
+        links = owner_client.get(f"/chats/{chat.pk}/").content.decode()
+        stamp = f'data-chat="{chat.pk}" data-updated="{int(changed.timestamp())}{microseconds}"'
+        assert stamp in html and stamp in links
+        stamps.append(stamp)
+    assert stamps[0] != stamps[1]

@@ -19,7 +19,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from chats.routing import websocket_urlpatterns  # noqa: E402
 from crosstalk.origins import ExactOriginValidator  # noqa: E402
 from crosstalk.services import ServerProcess  # noqa: E402
-from origins.a2a.asgi import A2ARouter  # noqa: E402
+from origins.a2a.routing import A2ARouter  # noqa: E402
 from peers.mcp.http import McpRouter  # noqa: E402
 
 application = ServerProcess(

@@ -1,6 +1,6 @@
-"""/a2a/<origin id>/ in front of Django: the agent card (GET
-.well-known/agent-card.json) and the JSON-RPC endpoint (POST), answered by the a2a-sdk's
-dispatcher with the origin in the call's state. An unknown, disabled or non-A2A origin
+"""/a2a/<origin id>/, loaded by origins.a2a.routing on the first such request: the agent
+card (GET .well-known/agent-card.json) and the JSON-RPC endpoint (POST), answered by the
+a2a-sdk's dispatcher with the origin in the call's state. An unknown, disabled or non-A2A origin
 answers the same 404 as a missing one; a wrong or missing bearer token 401."""
 
 import hmac
@@ -19,11 +19,10 @@ from starlette.responses import JSONResponse
 from chats.refusals import Refusal
 from origins.a2a.card import card_for, shared_card
 from origins.a2a.executor import ChatExecutor
+from origins.a2a.routing import PREFIX
 from origins.a2a.store import DatabaseTaskStore
 from origins.models import Origin
 
-PREFIX = "/a2a/"
-ROUTE = re.compile(r"^/a2a/(?P<origin>[A-Za-z0-9_-]{1,64})(?P<rest>/.*)?$")
 CARD = "/.well-known/agent-card.json"
 
 
@@ -88,33 +87,25 @@ def bearer(request: Request) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
-class A2ARouter:
-    """Sends /a2a/… to the A2A face and everything else to `inner`."""
+async def serve_a2a(scope, receive, send, match: re.Match) -> None:
+    response = await answer(scope, receive, match)
+    await response(scope, receive, send)
 
-    def __init__(self, inner) -> None:
-        self.inner = inner
 
-    async def __call__(self, scope, receive, send) -> None:
-        match = ROUTE.match(scope.get("path", "")) if scope["type"] == "http" else None
-        if match is None:
-            return await self.inner(scope, receive, send)
-        response = await self.answer(scope, receive, match)
-        await response(scope, receive, send)
-
-    async def answer(self, scope, receive, match):
-        request = Request(scope, receive)
-        origin = await sync_to_async(find_origin)(match["origin"])
-        rest = match["rest"] or "/"
-        if origin is None or origin.user is None or not origin.user.is_active:
-            return refused(NOT_FOUND)
-        if rest == CARD and request.method == "GET":
-            endpoint = str(request.base_url).rstrip("/") + f"{PREFIX}{origin.public_id}/"
-            return JSONResponse(card_for(origin, endpoint))
-        if rest != "/":
-            return refused(NOT_FOUND)
-        if request.method != "POST":
-            return refused(Refusal("method_not_allowed", "POST JSON-RPC requests here."))
-        if not hmac.compare_digest(bearer(request).encode(), origin.secret.encode()):
-            return refused(NOT_AUTHENTICATED)
-        scope["crosstalk_origin"] = origin
-        return await dispatcher().handle_requests(request)
+async def answer(scope, receive, match: re.Match):
+    request = Request(scope, receive)
+    origin = await sync_to_async(find_origin)(match["origin"])
+    rest = match["rest"] or "/"
+    if origin is None or origin.user is None or not origin.user.is_active:
+        return refused(NOT_FOUND)
+    if rest == CARD and request.method == "GET":
+        endpoint = str(request.base_url).rstrip("/") + f"{PREFIX}{origin.public_id}/"
+        return JSONResponse(card_for(origin, endpoint))
+    if rest != "/":
+        return refused(NOT_FOUND)
+    if request.method != "POST":
+        return refused(Refusal("method_not_allowed", "POST JSON-RPC requests here."))
+    if not hmac.compare_digest(bearer(request).encode(), origin.secret.encode()):
+        return refused(NOT_AUTHENTICATED)
+    scope["crosstalk_origin"] = origin
+    return await dispatcher().handle_requests(request)

@@ -2,20 +2,21 @@
 
 The SDK's session manager needs a long-lived task group; Daphne sends no lifespan,
 so `run_mcp_session_manager` is one of the background services each server process
-starts once. A request authenticates first (401 JSON without a valid secret), then
-the manager serves it with the secret in its scope, and the tools check it again."""
+starts once. It waits for the first request to /mcp before it loads the SDK
+(peers.mcp.sessions, through crosstalk.lazy). A request authenticates first (401 JSON
+without a valid secret), then the manager serves it with the secret in its scope, and
+the tools check it again."""
 
 import asyncio
 import json
 
 from asgiref.sync import sync_to_async
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import AccessToken
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from chats.api import Caller, caller_for_secret
+from chats.api import caller_for_secret
 from chats.refusals import Refusal
-from peers.mcp.server import BEARER_IN_SCOPE, build_server
+from crosstalk.lazy import load
+
+SESSIONS = "peers.mcp.sessions"  # the SDK's side: loaded on the first request to /mcp
 
 MCP_PATHS = {"/mcp", "/mcp/"}
 START_SECONDS = 10  # how long a request waits for the manager of a process that just started
@@ -23,27 +24,32 @@ MAX_BODY = 1024 * 1024  # far above the longest message; bigger bodies get 413 t
 
 
 class ManagerSlot:
-    """The running manager of this process, and an event per event loop that says so."""
+    """The running manager of this process, and per event loop an event that says a
+    request wants it and one that says it runs."""
 
     def __init__(self) -> None:
-        self.manager: StreamableHTTPSessionManager | None = None
+        self.manager = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.wanted: asyncio.Event | None = None
         self.started: asyncio.Event | None = None
 
-    def event(self) -> asyncio.Event:
+    def events(self) -> tuple[asyncio.Event, asyncio.Event]:
         loop = asyncio.get_running_loop()
         if self.loop is not loop:
-            self.loop, self.started, self.manager = loop, asyncio.Event(), None
-        return self.started
+            self.loop, self.manager = loop, None
+            self.wanted, self.started = asyncio.Event(), asyncio.Event()
+        return self.wanted, self.started
 
 
 SLOT = ManagerSlot()
 
 
 async def run_mcp_session_manager() -> None:
-    """A background service: runs the session manager until cancelled."""
-    manager = StreamableHTTPSessionManager(app=build_server(), max_request_body_size=MAX_BODY)
-    started = SLOT.event()
+    """A background service: from the first request to /mcp, runs the session manager
+    until cancelled."""
+    wanted, started = SLOT.events()
+    await wanted.wait()
+    manager = (await load(SESSIONS)).new_manager(max_body=MAX_BODY)
     async with manager.run():
         SLOT.manager = manager
         started.set()
@@ -54,9 +60,12 @@ async def run_mcp_session_manager() -> None:
             started.clear()
 
 
-async def running_manager() -> StreamableHTTPSessionManager | None:
+async def running_manager():
+    """The session manager, started for the first request; None if it does not come up."""
+    wanted, started = SLOT.events()
+    wanted.set()
     try:
-        await asyncio.wait_for(SLOT.event().wait(), START_SECONDS)
+        await asyncio.wait_for(started.wait(), START_SECONDS)
     except TimeoutError:
         return None
     return SLOT.manager
@@ -80,12 +89,6 @@ def too_large(scope) -> bool:
     return length.isdigit() and int(length) > MAX_BODY
 
 
-def principal(caller: Caller) -> AuthenticatedUser:
-    """Who owns a session: a session is served only to the credential that opened it."""
-    who = f"chat:{caller.chat.pk}" if caller.chat is not None else f"user:{caller.user.pk}"
-    return AuthenticatedUser(AccessToken(token="", client_id=who, scopes=[]))  # noqa: S106
-
-
 async def serve_mcp(scope, receive, send) -> None:
     if too_large(scope):
         await send_refusal(send, Refusal("too_large", f"Send at most {MAX_BODY} bytes."))
@@ -104,7 +107,9 @@ async def serve_mcp(scope, receive, send) -> None:
         refusal = Refusal("server_error", "The MCP server is not running; try again.")
         await send_refusal(send, refusal, status=503)
         return
-    scope = {**scope, "path": "/mcp", BEARER_IN_SCOPE: secret, "user": principal(caller)}
+    sessions = await load(SESSIONS)
+    scope = {**scope, "path": "/mcp", sessions.BEARER_IN_SCOPE: secret}
+    scope["user"] = sessions.principal(caller)
     await manager.handle_request(scope, receive, send)
 
 

@@ -15,8 +15,10 @@ FALSE = {"0", "false", "no", "off", ""}
 
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
-    if raw is None:
-        return default
+    return default if raw is None else env_bool_value(name, raw)
+
+
+def env_bool_value(name: str, raw: str) -> bool:
     value = raw.strip().lower()
     if value in TRUE:
         return True
@@ -205,6 +207,9 @@ def sqlite(path: Path) -> dict:
     }
 
 
+PREPARE_AFTER = 5  # runs of one statement on one connection (psycopg's own default)
+
+
 def postgres(url, raw: str) -> dict:
     name = unquote(url.path.lstrip("/"))
     if not name:
@@ -215,6 +220,12 @@ def postgres(url, raw: str) -> dict:
         raise ImproperlyConfigured(f"DATABASE_URL has a bad port: {raw!r}.") from None
     query = {key: values[-1] for key, values in parse_qs(url.query).items()}
     # Under ASGI every thread would keep its own connection: a pool instead.
+    # The statements a server runs over and over (a send's lock, counters and insert, a
+    # hook's reads) are sent with their parameters apart and prepared on each pooled
+    # connection once run PREPARE_AFTER times, so PostgreSQL stops parsing and
+    # planning them each time (docs/deploying.md: off behind a transaction pooler).
+    prepared = env_bool_value("prepared_statements", query.pop("prepared_statements", "on"))
+    statements = {"server_side_binding": True, "prepare_threshold": PREPARE_AFTER}
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -223,7 +234,11 @@ def postgres(url, raw: str) -> dict:
         "HOST": url.hostname or "",
         "PORT": str(port or ""),
         "CONN_MAX_AGE": 0,
-        "OPTIONS": {"pool": {"min_size": 2, "max_size": 20, "timeout": 20}, **query},
+        "OPTIONS": {
+            "pool": {"min_size": 2, "max_size": 20, "timeout": 20},
+            **(statements if prepared else {}),
+            **query,
+        },
         "TEST": {"NAME": f"test_{name}_{os.getpid()}"},
     }
 

@@ -56,6 +56,22 @@ def test_it_reads_a_postgres_url(monkeypatch, tmp_path, scheme):
     assert (config["NAME"], config["USER"], config["PASSWORD"]) == ("crosstalk", "me", "p@ss")
     assert (config["HOST"], config["PORT"]) == ("db.internal", "6543")
     assert config["OPTIONS"]["sslmode"] == "require"
+    # Statements are prepared on each pooled connection once they repeat.
+    assert config["OPTIONS"]["server_side_binding"] is True
+    assert config["OPTIONS"]["prepare_threshold"] == env.PREPARE_AFTER
+
+
+def test_prepared_statements_can_be_turned_off_for_a_transaction_pooler(monkeypatch, tmp_path):
+    url = "postgres://me@pgbouncer:6432/crosstalk?prepared_statements=off&sslmode=require"
+    monkeypatch.setenv("DATABASE_URL", url)
+    options = env.database(tmp_path)["OPTIONS"]
+    assert options == {"pool": options["pool"], "sslmode": "require"}
+
+
+def test_it_refuses_a_prepared_statements_value_that_is_not_a_boolean(monkeypatch, tmp_path):
+    monkeypatch.setenv("DATABASE_URL", "postgres://me@db/crosstalk?prepared_statements=-1")
+    with refused("prepared_statements"):
+        env.database(tmp_path)
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:6379/0", "127.0.0.1:6379", "memcached://x"])

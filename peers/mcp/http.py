@@ -19,7 +19,7 @@ from crosstalk.lazy import load
 SESSIONS = "peers.mcp.sessions"  # the SDK's side: loaded on the first request to /mcp
 
 MCP_PATHS = {"/mcp", "/mcp/"}
-START_SECONDS = 10  # how long a request waits for the manager of a process that just started
+START_SECONDS = 30  # how long a request waits for the manager to start (the SDK loads first)
 MAX_BODY = 1024 * 1024  # far above the longest message; bigger bodies get 413 too_large
 
 

@@ -183,6 +183,23 @@ async def test_it_serves_the_persons_tools_over_http_with_or_without_the_slash(s
 
 
 @pytest.mark.embedded_only
+async def test_a_new_servers_first_requests_at_once_are_all_served(tmp_path):
+    """The SDK loads on the first request to /mcp: five sessions opened together on a
+    server that never served /mcp all wait for it and list their tools."""
+    env, token = prepared_env(tmp_path)
+    server, url = start_server(env, "--no-runner")
+    try:
+
+        async def listed() -> list[str]:
+            async with http_client(url, token) as client:
+                return await tool_names(client)
+
+        assert await asyncio.gather(*(listed() for _ in range(5))) == [PERSON_TOOLS] * 5
+    finally:
+        stop_server(server)
+
+
+@pytest.mark.embedded_only
 async def test_a_chat_switched_off_sees_no_tools_at_its_next_list(site):
     async with http_client(site.url, site.token) as person:
         chat = await person.call_tool("start_chat", {"name": "switchable", "peers": True})

@@ -10,7 +10,8 @@ import pytest
 
 from tests.e2e.looks import assert_fits, assert_readable
 from tests.e2e.test_browser import CHROMIUM, expect, new_context, server_env
-from tests.servers import manage, start_server, stop_server
+from tests.browsers import signed_in_state
+from tests.servers import manage, migrate, start_server, stop_server
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
 STAFF = ("boss", "a-long-staff-password-1")
@@ -21,7 +22,7 @@ PHONE_HEIGHT_MAX = 5500  # about 5,070 now: eleven limits, six charts, two table
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = server_env(tmp_path_factory.mktemp("e2e-admin") / "db.sqlite3")
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     manage(env, "seed_messages", "--count", "400", "--accounts", "3")
     staff = dict(env, DJANGO_SUPERUSER_PASSWORD=STAFF[1])
     manage(staff, "createsuperuser", "--noinput", "--username", STAFF[0], "--email", "b@x.test")
@@ -42,7 +43,7 @@ def staff_state(browser, base_url: str) -> dict:
         page.fill("input[name=password]", STAFF[1])
         page.click("button[type=submit]")
         page.wait_for_url("**/chats/")
-        return context.storage_state()
+        return signed_in_state(context)
     finally:
         context.close()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browsers import CHROMIUM, chromium
+from tests.browsers import CHROMIUM, chromium, signed_in_state
 from tests.servers import ROOT, manage, migrate, start_server, stop_server
 
 sync_api = pytest.importorskip(
@@ -80,7 +80,7 @@ def logged_in(browser, base_url: str) -> dict:
         page.fill("input[name=password]", "demo")
         page.click("button[type=submit]")
         page.wait_for_url("**/chats/")
-        return context.storage_state()
+        return signed_in_state(context)
     finally:
         context.close()
 

@@ -16,7 +16,7 @@ from tests.origins.fake_slack import FakeSlack
 from tests.origins.github_events import delivery, issue_comment
 from tests.origins.live import post_hook
 from tests.origins.slack_events import app_mention, signed
-from tests.servers import manage, poll, start_server, stop_server
+from tests.servers import manage, migrate, poll, start_server, stop_server
 
 pytestmark = pytest.mark.embedded_only
 GITHUB_TOKEN = "ghp_served-test"
@@ -59,7 +59,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         ORIGIN_PRIVATE_URLS="1",  # the fake GitHub and Slack listen on 127.0.0.1
     )
     env.pop("REDIS_URL", None)
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     with FakeGitHub(GITHUB_TOKEN) as github, FakeSlack(SLACK_TOKEN) as slack:
         code = MAKE_ORIGINS.format(
             github=github.url,

@@ -25,7 +25,7 @@ from tests.e2e.attach_panel import log_in, show_key_switch_tabs_and_copy
 from tests.servers import (
     Crosstalk,
     free_port,
-    manage,
+    make_people,
     migrate,
     private_root,
     start_server,
@@ -33,6 +33,7 @@ from tests.servers import (
 )
 
 PASSWORD = "alice-password-1"  # noqa: S105
+PEOPLE = 30  # more than the module has tests
 
 
 @pytest.fixture
@@ -50,21 +51,21 @@ def served(tmp_path_factory):
     env |= {"DEMO_STEP_SECONDS": "0", "CROSSTALK_URL": url}
     env.pop("REDIS_URL", None)
     migrate(env)
+    # A person for each test, made at once: no test sees another's chats, messages or limits.
+    people = make_people(env, [f"person-{uuid.uuid4().hex[:8]}" for _ in range(PEOPLE)], PASSWORD)
     server, _ = start_server(env, port=port)
     try:
-        yield url, env
+        yield url, env, list(people.items())
     finally:
         stop_server(server)
 
 
 @pytest.fixture
 def crosstalk(served):
-    """The module's server, as a person of this test's own: no test sees another's chats,
-    messages or limits."""
-    url, env = served
-    user = f"person-{uuid.uuid4().hex[:8]}"
-    made = manage(env, "create_api_token", user, "--create-user", "--password", PASSWORD)
-    return Crosstalk(url, env, made.strip().splitlines()[-1], user)
+    """The module's server, as a person of this test's own."""
+    url, env, people = served
+    user, token = people.pop()
+    return Crosstalk(url, env, token, user)
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.browsers import signed_in_state
 from tests.e2e.looks import assert_fits, assert_readable
 from tests.e2e.test_browser import CHROMIUM, expect, new_context, server_env
-from tests.browsers import signed_in_state
 from tests.servers import manage, migrate, start_server, stop_server
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")

@@ -21,15 +21,7 @@ from tests import servers
 from tests.agentcli.clis import CODEX_KEY_VAR, claude_env, codex_env, gemini_env
 from tests.agentcli.fake_model import FakeModel
 from tests.browsers import chromium
-from tests.servers import (
-    ROOT,
-    free_port,
-    make_people,
-    migrate,
-    private_root,
-    start_server,
-    stop_server,
-)
+from tests.servers import ROOT, free_port, migrate, private_root, start_server, stop_server
 
 DEADLINE_SECONDS = 150
 # The site person's password, for the screenshots' log-in.
@@ -190,7 +182,7 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     env = site_env(tmp, agents, fake, clis, port, **extra)
     migrate(env)
     # alice's hosted chats run here.
-    token = make_people(env, ["alice"], PASSWORD, runners=True)["alice"]
+    token = servers.make_people(env, ["alice"], PASSWORD, runners=True)["alice"]
     # The last --port wins: the one CROSSTALK_URL names.
     server, _ = start_server(env, "--port", str(port))
     work = tmp / "work"

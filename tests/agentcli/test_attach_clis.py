@@ -64,6 +64,7 @@ def served(tmp_path_factory):
 def crosstalk(served):
     """The module's server, as a person of this test's own."""
     url, env, people = served
+    assert people, "more tests than PEOPLE: raise it"
     user, token = people.pop()
     return Crosstalk(url, env, token, user)
 

@@ -380,3 +380,31 @@ document.addEventListener("click", function (event) {
   document.addEventListener("htmx:afterSettle", mark);
   document.addEventListener("htmx:oobAfterSwap", mark);
 })();
+
+// A live refresh never swallows a click: swapping a part while a pointer is pressed on it
+// takes the pressed link or button away, and the release then clicks nothing. Such a
+// swap waits: it is dropped, and once the pointer is up (after its click) every live
+// part refetches, as after a reconnect.
+(function () {
+  let pressed = null;
+  let held = false;
+
+  document.addEventListener("pointerdown", (event) => { pressed = event.target; }, true);
+  ["pointerup", "pointercancel"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      pressed = null;
+      if (!held) return;
+      held = false;
+      setTimeout(() => document.body.dispatchEvent(new CustomEvent("live-resync", { detail: {} })), 0);
+    }, true);
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const cause = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+    const live = cause && cause.type.startsWith("live-");
+    if (live && pressed && event.detail.target.contains(pressed)) {
+      event.detail.shouldSwap = false;
+      held = true;
+    }
+  });
+})();

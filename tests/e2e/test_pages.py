@@ -265,10 +265,8 @@ def test_a_chat_that_changed_gets_an_unread_dot(context, second):
     send_prompt(other, "something new")
     expect(status(other)).to_have_text("Idle")
     expect(card_of).to_have_class(re.compile("unread"))
-    # Looking at it reads it. Opened by its address, not a click: the list is still taking
-    # the turn's last hints, and a click whose link is swapped between press and release
-    # goes nowhere (clicking a chat's link is every other test's way in).
-    listing.goto(listing.get_by_role("link", name="dot-chat", exact=True).get_attribute("href"))
+    # Looking at it reads it (clicked while the list may still take the turn's last hints).
+    listing.get_by_role("link", name="dot-chat", exact=True).click()
     expect(listing.locator("#chat-header h1")).to_have_text("dot-chat")
     expect(listing.locator(".live-dot.on")).to_have_count(1)  # its scripts ran
     listing.goto("/chats/")
@@ -328,3 +326,28 @@ def test_the_new_chat_form_offers_only_the_chosen_agents_permission_modes(contex
     page.fill("#id_name", "modes-in-a-browser")
     page.click("#new-chat button[type=submit]")
     page.wait_for_url(re.compile(r"/chats/chat_\w+/$"))
+
+
+COUNT_LIVE_ANSWERS = """() => {
+  window.liveAnswers = 0;
+  document.addEventListener("htmx:afterRequest", () => { window.liveAnswers += 1; });
+}"""
+
+
+def test_a_click_held_while_the_list_refreshes_still_opens_the_chat(context, second):
+    """A person presses on a chat's link as a live hint re-renders the list, and lets
+    go after it came: the click still opens the chat (the swap waits for the release)."""
+    (other,) = ran_chats(second, "held-click")
+    listing = context.new_page()
+    listing.goto("/chats/")
+    expect(listing.locator(".live-dot.on")).to_have_count(1)
+    link = listing.get_by_role("link", name="held-click", exact=True)
+    box = link.bounding_box()
+    listing.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    listing.evaluate(COUNT_LIVE_ANSWERS)
+    listing.mouse.down()
+    send_prompt(other, "something new")
+    # The list has had a refresh come back while the button is down (swapped or held).
+    listing.wait_for_function("() => window.liveAnswers > 0")
+    listing.mouse.up()
+    expect(listing.locator("#chat-header h1")).to_have_text("held-click")

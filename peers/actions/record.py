@@ -101,11 +101,14 @@ def refusals_recorded(chat: Chat, *, target: str | None):
 HOPELESS = {PeerMessage.State.CANCELLED, PeerMessage.State.NOT_DELIVERED}
 
 
-def message_groups(message: PeerMessage) -> list[str]:
+def message_groups(message: PeerMessage, *, new: bool = False) -> list[str]:
     """The waiting calls this change concerns (peers.waiting listens), and only
-    those: each group is one more trip to the channel layer on a send."""
+    those: each group is one more trip to the channel layer on a send. A message just
+    sent has no waiter of its own unless its sender waits (waiting_until is set)."""
     groups = []
-    ends_a_wait = message.state in HOPELESS or message.reason == PeerMessage.Reason.HELD
+    ends_a_wait = not new and (
+        message.state in HOPELESS or message.reason == PeerMessage.Reason.HELD
+    )
     if message.waiting_until is not None or ends_a_wait:  # its sender may wait on it
         groups.append(events.message_group(message.pk))
     if message.reply_to_id and message.reason == PeerMessage.Reason.AWAITED:
@@ -115,13 +118,13 @@ def message_groups(message: PeerMessage) -> list[str]:
     return groups
 
 
-def publish_message(message: PeerMessage) -> None:
+def publish_message(message: PeerMessage, *, new: bool = False) -> None:
     """One hint per change, to every page of the account and to waiting calls:
     conversations, cards and the Peers tab all refetch on it."""
     events.publish(
         message.user_id,
         "message",
-        groups=message_groups(message),
+        groups=message_groups(message, new=new),
         chat=message.to_chat_id or message.from_chat_id,
         message=message.pk,
         to=message.to_chat_id,

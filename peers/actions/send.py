@@ -306,7 +306,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
         chat_actions.request_turn(
             send.recipient, trigger=send.route.turn, chain=message.chain, hop=message.hop
         )
-    publish_message(message)
+    publish_message(message, new=True)
     return message
 
 

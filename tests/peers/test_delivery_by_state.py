@@ -1,16 +1,21 @@
 """docs/rules.md's delivery table, row by row: from send to delivered (or cancelled)."""
 
+import asyncio
 from datetime import timedelta
 
 import pytest
 import time_machine
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from chats import actions as chat_actions
+from chats import events
 from chats.models import Turn
 from peers import actions
 from peers import actions as delivery
 from peers import actions as peer_actions
+from peers.actions.record import message_groups
 from peers.models import Activity, PeerMessage
 from tests.peers.conftest import running
 
@@ -207,6 +212,65 @@ def test_every_change_is_pushed_only_after_commit(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         send(sender, recipient)
     assert callbacks, "the send pushes nothing before its transaction commits"
+
+
+def hints_on(groups, *, during, timeout=0.2) -> dict[str, bool]:
+    """Which of `groups` heard a hint (the real channel layer) while `during()`'s
+    pushes ran; `during` returns the callbacks it left for after commit."""
+    layer = get_channel_layer()
+
+    async def listen():
+        channels = {group: await layer.new_channel() for group in groups}
+        for group, channel in channels.items():
+            await layer.group_add(group, channel)
+        await sync_to_async(lambda: [callback() for callback in during()])()
+        heard = {}
+        for group, channel in channels.items():
+            try:
+                heard[group] = bool(await asyncio.wait_for(layer.receive(channel), timeout))
+            except TimeoutError:
+                heard[group] = False
+            await layer.group_discard(group, channel)
+        return heard
+
+    return async_to_sync(listen)()
+
+
+def test_a_message_just_sent_hints_its_own_waiters_only_when_its_sender_waits(
+    sender, recipient, django_capture_on_commit_callbacks
+):
+    """A held send with no wait has no waiter: its hint goes to the account's pages
+    alone (each group is one more trip to the channel layer); a send that waits
+    hints its own group too, and cancelling it ends the wait with a hint."""
+    peer_actions.check_stop_chat(recipient)
+    sent = []
+
+    def sending(**kwargs):
+        def during():
+            with django_capture_on_commit_callbacks(execute=False) as callbacks:
+                sent.append(send(sender, recipient, **kwargs))
+            return callbacks
+
+        return during
+
+    account = events.account_group(sender.user_id)
+    held = hints_on([account], during=sending())
+    assert held == {account: True}
+    assert sent[-1].reason == PeerMessage.Reason.HELD
+    assert message_groups(sent[-1], new=True) == []
+
+    running(recipient)
+    waits = sending(wait_seconds=30)
+    assert hints_on([account], during=waits) == {account: True}
+    assert events.message_group(sent[-1].pk) in message_groups(sent[-1], new=True)
+    question = events.message_group(sent[-1].pk)
+
+    def cancelling():
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            peer_actions.check_cancel_message(sender.user, message_id=sent[-1].pk)
+        return callbacks
+
+    assert hints_on([question], during=cancelling) == {question: True}
 
 
 def test_an_answer_left_by_a_wait_that_died_reaches_the_chat_later(sender, recipient):

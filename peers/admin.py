@@ -2,6 +2,7 @@
 constant number of queries); limits editable through peers.actions.do_set_limits."""
 
 from django.contrib import admin
+from django.contrib.admin.utils import quote
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -103,7 +104,8 @@ class ActivityAdmin(ReadOnlyAdmin):
     def message_link(self, row: Activity) -> str:
         if row.message_id is None:
             return "—"
-        url = reverse("admin:peers_peermessage_change", args=[row.message_id])
+        # quote(): admin reads "_22".."_40" in a raw "msg_<hex>" as escaped characters
+        url = reverse("admin:peers_peermessage_change", args=[quote(row.message_id)])
         return format_html('<a href="{}">{}</a>', url, row.message_id)
 
 

@@ -3,11 +3,14 @@
 import re
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from peers import actions
+from peers.models import PeerMessage
 from tests.peers.test_admin_page import add_messages
 
 CHANGELISTS = [
@@ -42,10 +45,29 @@ def test_it_filters_and_searches_messages(admin_client, sender, recipient):
     assert message.pk not in missed.content.decode()
 
 
+def change_url(message) -> str:
+    """As admin links it: quote() escapes the "_" of "msg_<hex>" (a raw "msg_40…" reads as
+    "msg@…" and the page redirects as if the message did not exist)."""
+    return reverse("admin:peers_peermessage_change", args=[quote(message.pk)])
+
+
+def test_the_activity_list_opens_a_message_whose_id_admin_would_misread(
+    admin_client, sender, recipient, monkeypatch
+):
+    field = PeerMessage._meta.get_field("id")
+    monkeypatch.setattr(field, "_get_default", lambda: "msg_40ffffffffffffff")
+    message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
+    assert message.pk == "msg_40ffffffffffffff"
+    page = admin_client.get("/django-admin/peers/activity/").content.decode()
+    link = re.search(r'href="(/django-admin/peers/peermessage/[^"]+/change/)"', page)
+    detail = admin_client.get(link.group(1))
+    assert detail.status_code == 200 and b"Which port?" in detail.content
+
+
 def test_it_shows_a_messages_state_history(admin_client, sender, recipient):
     message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
     actions.check_cancel_message(sender.user, message_id=message.pk)
-    page = admin_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
+    page = admin_client.get(change_url(message))
     text = page.content.decode()
     assert "state history" in text.lower()
     assert text.index(">sent<") < text.index(">cancelled<")
@@ -59,7 +81,7 @@ def test_it_shows_a_messages_state_history(admin_client, sender, recipient):
 def test_a_held_message_says_where_it_stands_now_in_words(admin_client, sender, recipient):
     actions.check_stop_chat(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
-    text = admin_client.get(f"/django-admin/peers/peermessage/{message.pk}/change/")
+    text = admin_client.get(change_url(message))
     assert "Queued — held until you write" in text.content.decode()
 
 

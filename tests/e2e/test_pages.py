@@ -125,10 +125,15 @@ def test_7_the_peers_tab_folds_earlier_messages_and_8_shows_how_a_message_went(c
     expect(group.locator(".msg:visible")).to_have_count(5)
 
 
-def bubble_height(entry) -> float:
-    """Measured in one step in the page: a live refresh may replace the entry in between
-    two of Playwright's calls (bounding_box() then reads None)."""
-    return entry.locator(".bubble").evaluate("e => e.getBoundingClientRect().height")
+def bubble_height(page) -> float:
+    """The last prompt's bubble, found and measured in one step in the page: a live
+    refresh may replace the entry between two of Playwright's calls (a locator's
+    evaluate() resolves the element first, then measures a detached one as 0)."""
+    return page.evaluate(
+        "sel => { const b = [...document.querySelectorAll(sel)].pop();"
+        " return b ? b.getBoundingClientRect().height : -1; }",
+        "#conversation .entry-prompt .bubble",
+    )
 
 
 def test_8_a_long_entry_is_folded_and_clipped(context):
@@ -136,11 +141,12 @@ def test_8_a_long_entry_is_folded_and_clipped(context):
     send_prompt(page, "x" * 30_000 + "\nthe end")
     mine = page.locator("#conversation .entry-prompt").last
     expect(mine.locator(".long-toggle summary")).to_contain_text("Show all (30008 characters)")
-    assert bubble_height(mine) < 260
+    assert 0 < bubble_height(page) < 260
     assert len(mine.locator(".bubble").inner_text()) < 21_000
     expect(mine).to_contain_text("more characters not shown here")
     mine.locator(".long-toggle summary").click()
-    assert bubble_height(mine) > 260
+    expect(mine.locator(".long-toggle")).to_have_attribute("open", "")
+    assert bubble_height(page) > 260
     expect(mine.locator(".when")).to_have_attribute("title", re.compile(r"\d{4}"))
 
 

@@ -2,6 +2,7 @@ import re
 
 from accounts.keys import digest
 from chats.models import Chat, Entry, Turn
+from chats.prepared import PreparedQuery
 from chats.refusals import no_chat
 
 # What an id can look like (chat_…, msg_…); anything else is missing, never a query.
@@ -30,11 +31,16 @@ def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
     return chat
 
 
+# Every agent request asks this first: compiled once (chats.prepared).
+chat_with_key = PreparedQuery(
+    lambda hashed: Chat.objects.select_related("user").filter(agent_key_digest=hashed)[:1]
+)
+
+
 def chat_for_agent_key(secret: str) -> Chat | None:
     """The chat's own key, or the key of one of its hosted turns while that turn runs."""
     hashed = digest(secret)
-    chat = Chat.objects.select_related("user").filter(agent_key_digest=hashed).first()
-    if chat is not None:
+    for chat in chat_with_key(hashed):
         return chat
     turn = Turn.objects.filter(key_digest=hashed, state=Turn.State.RUNNING).first()
     return Chat.objects.select_related("user").get(pk=turn.chat_id) if turn else None

@@ -25,6 +25,7 @@ from django.db.models.expressions import RawSQL
 
 from accounts.models import User
 from chats.models import Chat
+from chats.prepared import PreparedQuery
 from chats.selectors import account_chats
 
 
@@ -43,13 +44,27 @@ def lock_chats(user: User, chat_ids) -> dict[str, Chat]:
     """The account, then these chats of it by id ascending; the caller holds a
     transaction. Chats of another account, or missing, are left out."""
     ids = sorted({str(chat_id) for chat_id in chat_ids if chat_id is not None})
-    if not ids or not row_locks():
+    if not ids:
         lock_account(user.pk)
-        chats = account_chats(user).filter(pk__in=ids).order_by("pk")
-    else:
-        chats = account_chats(user).filter(account_locked(user.pk), pk__in=ids).order_by("pk")
-        chats = chats.select_for_update(no_key=True, of=("self",))
-    return {chat.pk: chat for chat in chats}
+        return {}
+    if not row_locks():
+        lock_account(user.pk)
+        return {chat.pk: chat for chat in account_chats_by_id(user.pk, ids)}
+    return {chat.pk: chat for chat in locked_account_chats(user.pk, ids)}
+
+
+# Each send runs one of these (chats.prepared: compiled once per process).
+account_chats_by_id = PreparedQuery(
+    lambda user_id, ids: account_chats(user_id).filter(pk__in=ids).order_by("pk")
+)
+locked_account_chats = PreparedQuery(
+    lambda user_id, ids: (
+        account_chats(user_id)
+        .filter(account_locked(user_id), pk__in=ids)
+        .order_by("pk")
+        .select_for_update(no_key=True, of=("self",))
+    )
+)
 
 
 def account_locked(user_id: int) -> RawSQL:

@@ -33,6 +33,11 @@ class Compiled:
     has_extra_select: bool
 
 
+# Shapes kept per query: a caller passing lists of many lengths gets the ORM's own
+# compile for the ones past this, not a cache that grows with them.
+MAX_SHAPES = 16
+
+
 class PreparedQuery:
     """`PreparedQuery(lambda digest: Chat.objects.filter(agent_key_digest=digest))`; call
     it with the values (str, int, or lists of them) to get the rows as a list."""
@@ -45,6 +50,8 @@ class PreparedQuery:
         shape = tuple(len(value) if is_list(value) else None for value in values)
         compiled = self.compiled.get(shape)
         if compiled is None:
+            if len(self.compiled) >= MAX_SHAPES:
+                return list(self.build(*values))
             compiled = self.compiled[shape] = compile_once(self.build, values)
         flat = [item for value in values for item in as_list(value)]
         params = tuple(

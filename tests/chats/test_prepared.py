@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from chats.api import caller_for_secret
 from chats.models import Chat
-from chats.prepared import PreparedQuery
+from chats.prepared import MAX_SHAPES, PreparedQuery
 from chats.selectors import chat_for_agent_key
 from peers.actions.locking import lock_chats, row_locks
 
@@ -53,6 +53,14 @@ def test_a_list_of_another_length_is_compiled_on_its_own(owner, chat, other_chat
     assert [c.pk for c in query(owner.pk, [other_chat.pk])] == [other_chat.pk]
     assert query(owner.pk, [outsider_chat.pk]) == []  # another account's chat is left out
     assert len(query.compiled) == 2
+
+
+def test_lists_of_many_lengths_keep_only_so_many_shapes(owner, chat):
+    query = PreparedQuery(lambda ids: Chat.objects.filter(pk__in=ids))
+    for length in range(1, MAX_SHAPES + 5):
+        ids = [chat.pk] + [f"chat_none{i}" for i in range(length - 1)]
+        assert query(ids) == [chat]  # past the cap too: the ORM's own compile
+    assert len(query.compiled) == MAX_SHAPES
 
 
 def test_the_send_lock_takes_only_the_accounts_own_chats(owner, chat, other_chat, outsider_chat):

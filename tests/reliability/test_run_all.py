@@ -5,6 +5,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 
 import pytest
 from django.conf import settings
@@ -25,6 +26,15 @@ def free_port_pair() -> int:
                 continue
         return port
     raise AssertionError("no two adjacent free ports")
+
+
+# As a terminal starts it: Ctrl-C can only reach a shell whose SIGINT was not ignored
+# when it started, and a suite run from a background job (`make test &`, a CI runner's
+# shell) hands its children SIGINT ignored. The launcher puts it back, then becomes run-all.
+AS_FROM_A_TERMINAL = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 
 def group_members(pgid: int) -> list[str]:
@@ -48,7 +58,7 @@ def test_it_restarts_a_killed_worker_and_stops_all_on_ctrl_c(redis_server, tmp_p
     log = tmp_path / "run-all.log"
     with log.open("wb") as out:
         run_all = subprocess.Popen(  # noqa: S603
-            [str(ROOT / "bin" / "run-all")],
+            [sys.executable, "-c", AS_FROM_A_TERMINAL, str(ROOT / "bin" / "run-all")],
             cwd=ROOT,
             env=env,
             stdout=out,

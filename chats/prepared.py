@@ -54,6 +54,8 @@ class PreparedQuery:
                 return list(self.build(*values))
             compiled = self.compiled[shape] = compile_once(self.build, values)
         flat = [item for value in values for item in as_list(value)]
+        if not all(type(item) in (str, int) for item in flat):
+            raise TypeError(f"a prepared query takes str and int values, not {values!r}")
         params = tuple(
             p if slot is None else flat[slot]
             for p, slot in zip(compiled.params, compiled.slots, strict=True)

@@ -95,3 +95,6 @@ def test_a_value_it_cannot_stand_in_for_is_refused(value):
     query = PreparedQuery(lambda v: Chat.objects.filter(name=v))
     with pytest.raises(TypeError, match="str and int"):
         query(value)
+    assert query("a name") == []  # once prepared, the same value is refused again
+    with pytest.raises(TypeError, match="str and int"):
+        query(value)

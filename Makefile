@@ -41,8 +41,12 @@ run: $(BIN)/.installed
 # for the next run, CI's second stage included.
 TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() + 1)' 2>/dev/null || echo auto)
 
+# The pinned agent CLIs are installed (npm, into ~/.cache/crosstalk/agent-clis) once,
+# before the workers start; where npm cannot, their tests skip saying why.
 test: $(BIN)/.installed
 	$(BIN)/python -m compileall -q -j0 -x '/(\.venv|var|node_modules)/' . >/dev/null
+	$(BIN)/python -m tests.agentcli.clis || echo "(the agent CLIs could not be checked: their tests will skip)"
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(BIN)/.installed

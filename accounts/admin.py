@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, ModelCredential, User
 
 
 @admin.register(User)
@@ -23,4 +23,23 @@ class ApiTokenAdmin(admin.ModelAdmin):
     # A row made here would have no secret anyone ever saw: tokens are made on
     # the settings page or with `manage.py create_api_token`.
     def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(ModelCredential)
+class ModelCredentialAdmin(admin.ModelAdmin):
+    """Seen and removed here, never read: the secret is sealed and not shown."""
+
+    list_display = ("user", "provider", "kind", "hint", "base_url", "set_at")
+    list_select_related = ("user",)
+    search_fields = ("user__username",)
+    list_filter = ("provider", "kind")
+    fields = ("user", "provider", "kind", "hint", "base_url", "set_at")
+    readonly_fields = fields
+
+    # Set by the person on Settings → Agents: an admin has no secret to type in.
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False

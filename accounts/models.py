@@ -35,3 +35,42 @@ class SignupAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.address} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class ModelCredential(models.Model):
+    """An account's own login to a model provider, for its hosted CLI chats: an API key
+    or the contents of the CLI's login file, sealed (accounts.sealing) and never shown
+    back; only its last characters (`hint`) and when it was set."""
+
+    class Provider(models.TextChoices):
+        ANTHROPIC = "anthropic", "Anthropic (Claude Code)"
+        OPENAI = "openai", "OpenAI (Codex)"
+        GOOGLE = "google", "Google (Gemini)"
+
+    class Kind(models.TextChoices):
+        API_KEY = "api_key", "API key"
+        LOGIN_FILE = "login_file", "CLI login file"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.CASCADE, related_name="model_credentials"
+    )
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # A Fernet token of the secret: the key or file itself is never in the database.
+    sealed = models.TextField()
+    base_url = models.URLField("Base URL", max_length=500, blank=True)
+    hint = models.CharField(max_length=4, help_text="The secret's last characters.")
+    set_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "provider"], name="one_credential_a_provider")
+        ]
+        ordering = ["provider"]
+
+    def __str__(self) -> str:
+        return f"{self.get_provider_display()} {self.kind_label} (…{self.hint})"
+
+    @property
+    def kind_label(self) -> str:
+        return self.get_kind_display()

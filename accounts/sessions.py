@@ -10,7 +10,7 @@ from django.contrib.auth import get_user
 from django.db import transaction
 from django.utils.module_loading import import_string
 
-from chats.events import account_group, group_send
+from kernel.events import account_group, group_send
 
 END = {"type": "session.end"}
 CHECK = {"type": "session.check"}

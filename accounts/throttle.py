@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 
 STATUS = 429
 

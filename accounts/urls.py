@@ -11,4 +11,10 @@ urlpatterns = [
     path("settings/peers/", views.set_peers_default, name="settings-peers"),
     path("settings/tokens/", views.create_token, name="api-token-create"),
     path("settings/tokens/<int:token_id>/revoke/", views.revoke_token, name="api-token-revoke"),
+    path("settings/agents/", views.set_model_credential, name="model-credential-set"),
+    path(
+        "settings/agents/<slug:provider>/remove/",
+        views.remove_model_credential,
+        name="model-credential-remove",
+    ),
 ]

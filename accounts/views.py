@@ -2,6 +2,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -9,13 +10,15 @@ from django.views.decorators.http import require_POST
 from django.views.generic import FormView
 
 from accounts.actions import (
+    check_set_model_credential,
     check_signup_allowed,
     do_create_api_token,
+    do_remove_model_credential,
     do_revoke_api_token,
     do_set_peers_for_new_chats,
     do_signup,
 )
-from accounts.forms import ApiTokenCreateForm, PeersDefaultForm, SignupForm
+from accounts.forms import ApiTokenCreateForm, ModelCredentialForm, PeersDefaultForm, SignupForm
 
 SETTINGS_TEMPLATE = "accounts/settings.html"
 
@@ -70,7 +73,9 @@ def render_settings(request, partial: str = "", **context) -> HttpResponse:
         PeersDefaultForm(initial={"peers_for_new_chats": request.user.peers_for_new_chats}),
     )
     context.setdefault("token_form", ApiTokenCreateForm())
+    context.setdefault("credential_form", ModelCredentialForm())
     context["tokens"] = request.user.api_tokens.all()
+    context["credentials"] = request.user.model_credentials.all()
     template = f"{SETTINGS_TEMPLATE}#{partial}" if partial and request.htmx else SETTINGS_TEMPLATE
     return render(request, template, context)
 
@@ -118,4 +123,41 @@ def revoke_token(request, token_id: int) -> HttpResponse:
     if request.htmx:
         return render_settings(request, "tokens-card", token_revoked=True)
     messages.success(request, "API token revoked.")
+    return redirect("settings")
+
+
+# Settings → Agents: the account's own model credentials. A secret is never rendered back.
+@never_cache
+@require_POST
+@login_required
+def set_model_credential(request) -> HttpResponse:
+    form = ModelCredentialForm(request.POST)
+    if form.is_valid():
+        try:
+            credential = check_set_model_credential(request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            said = f"Saved your {credential.get_provider_display()} {credential.kind_label}."
+            return agents_card(request, said, ModelCredentialForm())
+    return agents_card(request, "", form, status=400)
+
+
+@require_POST
+@login_required
+def remove_model_credential(request, provider: str) -> HttpResponse:
+    # Another account's credential is out of reach: only the person's own row is deleted.
+    if not do_remove_model_credential(request.user, provider=provider):
+        raise Http404("No such credential.")
+    return agents_card(request, "Removed.", ModelCredentialForm())
+
+
+def agents_card(request, said: str, form: ModelCredentialForm, status: int = 200) -> HttpResponse:
+    if request.htmx or status != 200:
+        response = render_settings(
+            request, "agents-card", credential_form=form, credential_said=said
+        )
+        response.status_code = status
+        return response
+    messages.success(request, said)
     return redirect("settings")

@@ -2,8 +2,8 @@
 
 A worker killed with SIGKILL ends nothing: its turns would read `running` for good.
 So while a runner serves, this loop renews the leases of the turns it runs and fails
-every turn whose lease ran out (chats.actions.do_reclaim_expired_turns), whichever
-worker ran it, holding its messages for the person (peers.actions.hold_for_person).
+every turn whose lease ran out (agents.recovery.reclaim_expired_turns), whichever
+worker ran it, as any failed turn fails (agents.turns.fail).
 The runner starts it beside its wake listener (one line in serve())."""
 
 import asyncio
@@ -15,9 +15,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from agents.dbthread import in_db_thread
-from chats.actions import do_reclaim_expired_turns, do_renew_leases
-from chats.idempotency import do_delete_old_answers
-from peers.actions import do_prune_counts, hold_for_person
+from agents.recovery import reclaim_expired_turns
+from chats.actions import do_renew_leases
+from kernel.idempotency import do_delete_old_answers
+from peers.actions import do_prune_counts
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ def renew_and_reclaim(worker_id: str) -> None:
     now = timezone.now()
     do_delete_old_answers(now)
     do_prune_counts(now)
-    reclaimed = do_reclaim_expired_turns(now, hold=hold_for_person)
+    reclaimed = reclaim_expired_turns(now)
     if reclaimed:
         logger.warning("Failed %s turns whose worker stopped renewing their lease.", reclaimed)
 

@@ -27,26 +27,6 @@ async def deliver_as_finished(chat: Chat) -> list[PeerMessage]:
     return await in_db_thread(actions.deliver_as_finished)(chat)
 
 
-async def finish_turn(turn: Turn, *, final_text: str, background: bool) -> bool:
-    """peers.actions.finish_turn: finished, answered with the final text, queue sent on."""
-    return await in_db_thread(actions.finish_turn)(
-        turn, final_text=final_text, background=background
-    )
-
-
-async def send_on_queue(chat: Chat) -> None:
-    await in_db_thread(actions.send_on_queue)(chat)
-
-
-async def fail_delivery(turn: Turn, reason: str) -> None:
-    await in_db_thread(actions.fail_delivery)(turn, reason)
-
-
-async def fail_turn(turn: Turn, *, error: str) -> None:
-    """The turn failed: the chat reads `failed`, its messages wait for the person."""
-    await in_db_thread(actions.do_fail_turn)(turn, error=error)
-
-
 async def relay_answer(chat: Chat, text: str, answer: PeerMessage) -> None:
     """The agent says what came back, as an entry linked to the answer it repeats."""
 

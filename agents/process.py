@@ -1,21 +1,35 @@
 """An agent's process, handled in one place: spawned in its own process group,
-its stdout streamed line by line, the head and tail of its stderr kept, and the
-whole group killed on a timeout, on the person's Stop, when the caller's watchdog
-gives up on it (no progress), on runner shutdown, and after it exits (so nothing
-it started outlives the turn)."""
+its stdout streamed line by line, the head and tail of its stderr kept, and ended
+with everything it started on a timeout, on the person's Stop, when the caller's
+watchdog gives up on it (no progress), on runner shutdown, and after it exits (so
+nothing it started outlives the turn).
+
+On Linux it runs under agents/reaper.py, a subreaper that also ends what left the
+process group (a CLI's step in a group or session of its own): the runner signals the
+reaper, which ends all of it; the group is killed only should the reaper not end in
+time. Elsewhere the group is all that is killed."""
 
 import asyncio
 import atexit
 import contextlib
+import errno
 import os
+import shutil
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-# How long a group gets between SIGTERM and SIGKILL.
-GRACE_SECONDS = 2.0
+from agents import reaper
+
+REAPER = Path(reaper.__file__)
+REAPED = sys.platform == "linux"
+# How long a group gets between SIGTERM and SIGKILL; under the reaper, the reaper's
+# own grace for the CLI and then some for it to kill the rest.
+GRACE_SECONDS = reaper.GRACE_SECONDS + 3.0 if REAPED else 2.0
 # How often a running process checks that its turn was not stopped.
 STOP_POLL_SECONDS = 0.5
 # One JSON event can be large (a tool result): allow long lines.
@@ -95,7 +109,7 @@ async def run_process(
 
 async def spawn(spec: ProcessSpec) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        *spec.argv,
+        *command_line(spec),
         cwd=spec.cwd,
         env=spec.env,
         stdin=asyncio.subprocess.DEVNULL if spec.stdin is None else asyncio.subprocess.PIPE,
@@ -105,6 +119,19 @@ async def spawn(spec: ProcessSpec) -> asyncio.subprocess.Process:
         start_new_session=True,
         limit=LINE_LIMIT,
     )
+
+
+def command_line(spec: ProcessSpec) -> list[str]:
+    """The spec's argv, under the reaper where there is one. The reaper starts the
+    program: that it cannot is told here, as starting it would (OSError)."""
+    if not REAPED:
+        return spec.argv
+    program = spec.argv[0]
+    if os.sep in program:
+        program = os.path.join(spec.cwd, program)  # an absolute path stays itself
+    if shutil.which(program, path=spec.env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), spec.argv[0])
+    return [sys.executable, "-I", "-S", str(REAPER), str(os.getpid()), "--", *spec.argv]
 
 
 async def watch(process, timeout: float, still_running, poll_seconds: float, give_up) -> str:
@@ -127,7 +154,7 @@ async def watch(process, timeout: float, still_running, poll_seconds: float, giv
 async def end_group(process, pumps: list[asyncio.Task]) -> None:
     """Kill whatever of the group still runs, reap the child, drain the pipes."""
     if process.returncode is None:
-        signal_group(process.pid, signal.SIGTERM)
+        terminate(process.pid)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(process.wait()), GRACE_SECONDS)
     # Also after a clean exit: children it left behind must not outlive the turn.
@@ -142,10 +169,24 @@ async def end_group(process, pumps: list[asyncio.Task]) -> None:
             raise task.exception()
 
 
+def terminate(pid: int) -> None:
+    """Ask the process to end: the reaper, which ends all below it, else its group."""
+    if REAPED:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    else:
+        signal_group(pid, signal.SIGTERM)
+
+
 @atexit.register
 def kill_live_groups() -> None:
+    """The reapers end their turns after this process is gone (they would anyway when
+    it dies: PR_SET_PDEATHSIG); without them, the groups are killed."""
     for pgid in list(LIVE_GROUPS):
-        signal_group(pgid, signal.SIGKILL)
+        if REAPED:
+            terminate(pgid)
+        else:
+            signal_group(pgid, signal.SIGKILL)
 
 
 def signal_group(pgid: int, signum: int) -> None:

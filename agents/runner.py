@@ -15,22 +15,17 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connections
 
-from agents import peer_calls
-from agents.adapters import (
-    Adapter,
-    AgentFailed,
-    AgentUnavailable,
-    TurnContext,
-    TurnResult,
-    TurnStopped,
-    adapter_for,
-)
+from agents import peer_calls, turns
+from agents.adapters import Adapter, TurnContext, TurnResult, TurnStopped, adapter_for
 from agents.dbthread import in_db_thread
+from agents.errors import AgentFailed, AgentUnavailable
 from agents.leases import alongside
-from chats.actions import claim_next_turn, do_end_background, do_set_turn_input
-from chats.events import RUNNER_GROUP
+from chats.actions import claim_next_turn, do_set_turn_input
 from chats.models import Turn
-from chats.runners import why_turn_may_not_run
+from chats.runners import check_turn_may_run
+from kernel.events import RUNNER_GROUP
+from kernel.refusals import Refusal
+from origins.actions import run_reply_loop
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +81,14 @@ class TurnRunner:
     # Serving -----------------------------------------------------------------
 
     async def run_forever(self) -> None:
-        await self.serve(until_idle=False)
+        # Answers to origins go out from every process that runs turns, started here
+        # and nowhere else (docs/origins.md); claims under skip_locked let many share.
+        replies = asyncio.create_task(run_reply_loop(), name="origin replies")
+        try:
+            await self.serve(until_idle=False)
+        finally:
+            replies.cancel()
+            await asyncio.gather(replies, return_exceptions=True)
 
     async def run_until_idle(self, timeout: float = 30) -> None:
         """Run every requested turn, and the turns they lead to, until none is left.
@@ -187,7 +189,7 @@ class TurnRunner:
                 task.cancel()
             await asyncio.wait(pending, timeout=3)
         for turn in interrupted:
-            await peer_calls.fail_turn(turn, error=WORKER_STOPPED)
+            await in_db_thread(turns.fail)(turn, error=WORKER_STOPPED)
 
     # One turn ------------------------------------------------------------------
 
@@ -198,27 +200,31 @@ class TurnRunner:
             ctx = await self.prepare(turn)
             result = await self.drive(adapter, ctx)
         except TurnStopped:
-            return  # the person stopped the chat: it already reads `stopped`
+            # The person stopped the chat: it already reads `stopped`; what the turn
+            # took after the stop (a claim just before it) goes back too.
+            await in_db_thread(turns.stopped)(turn)
+            return
         except AgentUnavailable as error:
-            await peer_calls.fail_delivery(turn, str(error))
-            await peer_calls.fail_turn(turn, error=str(error))
+            await in_db_thread(turns.fail)(turn, error=str(error), never_started=True)
             return
         except AgentFailed as error:
-            await peer_calls.fail_turn(turn, error=str(error))
+            await in_db_thread(turns.fail)(turn, error=str(error))
             return
         except Exception as error:
             logger.exception("Turn %s of chat %s failed.", turn.pk, turn.chat_id)
-            await peer_calls.fail_turn(turn, error=one_line(error))
+            await in_db_thread(turns.fail)(turn, error=one_line(error))
             return
         await self.finish(adapter, ctx, result)
 
     async def prepare(self, turn: Turn) -> TurnContext:
-        if (problem := await in_db_thread(why_turn_may_not_run)(turn)) is not None:
-            raise AgentFailed(problem)  # before anything is taken: its messages stay held
+        try:
+            folder = await in_db_thread(check_turn_may_run)(turn)
+        except Refusal as refusal:  # before anything is taken: its messages stay held
+            raise AgentFailed(refusal.message) from None
         messages = await peer_calls.take_for_turn(turn)
         text = compose_input(turn.prompt, await peer_calls.frame_all(messages))
         await in_db_thread(do_set_turn_input)(turn, text=text)
-        return TurnContext(turn, turn.chat, turn.prompt, messages, text)
+        return TurnContext(turn, turn.chat, turn.prompt, messages, text, folder=folder)
 
     async def drive(self, adapter: Adapter, ctx: TurnContext) -> TurnResult:
         result = await adapter.run(ctx)
@@ -233,7 +239,7 @@ class TurnRunner:
 
     async def finish(self, adapter: Adapter, ctx: TurnContext, result: TurnResult) -> None:
         background = result.background_steps > 0
-        ended = await peer_calls.finish_turn(
+        ended = await in_db_thread(turns.finish)(
             ctx.turn, final_text=result.final_text, background=background
         )
         # Not ended: stopped just before the end, so stop holds and nothing goes on.
@@ -248,8 +254,7 @@ class TurnRunner:
     async def run_background(self, adapter: Adapter, ctx: TurnContext, count: int) -> None:
         await adapter.background_work(ctx, count)
         # Messages that came meanwhile waited with the work; now they open a turn.
-        if await in_db_thread(do_end_background)(ctx.chat):
-            await peer_calls.send_on_queue(ctx.chat)
+        await in_db_thread(turns.end_background)(ctx.chat)
 
     def background_done(self, task: asyncio.Task) -> None:
         self.background.discard(task)

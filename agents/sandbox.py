@@ -5,8 +5,9 @@ What it sees: the system read-only (/usr, the /bin and /lib links, the few files
 folders on its PATH read-only, its working folder and its chat's private folder under
 AGENTS_DIR read-write (its home is in there), a fresh /proc and /dev, /tmp empty.
 Not the server's var/ (its database, its secret key), not the server's home, not the
-server's processes (a PID namespace of its own). The network stays: the agent reaches
-its model and this server on loopback.
+server's processes (a PID namespace of its own), no capability (a user namespace of its
+own, --cap-drop ALL, also when the server runs as root). Its network is its own
+(agents.network): outside addresses, and of loopback only this server and AGENT_NET_ALLOW.
 
 Its environment is the process's own (already allow-listed by agents.launch): bwrap
 passes it on, so no value (the chat's key, a provider's) ever shows on a command line."""
@@ -18,6 +19,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+from agents.logins import TurnLogins
+from agents.safe_files import Folder
+
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What of /etc a program needs: names, users, libraries, certificates, time zone, DNS.
 ETC = (
@@ -28,33 +32,45 @@ ETC = (
 HOME = "home"
 # The jail's own /tmp: an empty tmpfs, nobody else's.
 JAIL_TMP = "/tmp"  # noqa: S108
-# The operator's CLI settings and logins, copied into each jailed agent's own home.
-CLI_CONFIG = (
-    ".claude.json", ".claude/.credentials.json", ".claude/settings.json",
-    ".gemini/settings.json", ".gemini/oauth_creds.json", ".gemini/google_accounts.json",
-    ".gemini/installation_id",
+# The operator's CLI settings, and its logins: copied into a jailed agent's own home
+# only when the operator's logins are lent to its account (agents.logins).
+CLI_SETTINGS = (".claude/settings.json", ".gemini/settings.json", ".gemini/installation_id")
+CLI_LOGINS = (
+    ".claude.json", ".claude/.credentials.json", ".gemini/oauth_creds.json",
+    ".gemini/google_accounts.json",
 )  # fmt: skip
+CLI_CONFIG = CLI_SETTINGS + CLI_LOGINS
+# Left in a home the operator's logins were copied into: the CLI keeps writing its own
+# ~/.claude.json, so only a home that had the operator's has them taken out.
+LENT_MARK = ".crosstalk-lent"
 
 
 def bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def private_home(private: Path) -> Path:
-    """The jailed agent's home, in its chat's folder, seeded with the operator's CLI
-    settings and logins (copied when newer: the agent never writes the originals)."""
-    home = private / HOME
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    own = Path.home()
-    for relative in CLI_CONFIG:
-        source, target = own / relative, home / relative
-        if not source.is_file():
-            continue
-        if not target.exists() or source.stat().st_mtime > target.stat().st_mtime:
-            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            shutil.copyfile(source, target)
-            target.chmod(0o600)
-    return home
+def home_of(private: Path) -> Path:
+    return private / HOME
+
+
+def private_home(private: Folder, logins: TurnLogins) -> Path:
+    """The agent's own home in its chat's folder (written without following a link the
+    agent planted). Lent: the operator's CLI settings and logins, copied when newer (the
+    agent never writes the originals). Not lent: nothing of the operator's — the logins
+    an earlier lend left are taken out — and the account's own login file."""
+    with private.sub(HOME) as home:
+        own = logins.provider.login_file if logins.login_file and logins.provider.in_home else ""
+        if logins.lent:
+            for relative in CLI_CONFIG:
+                home.copy_in(relative, Path.home() / relative)
+            home.write(LENT_MARK, "")
+        elif home.own_file(LENT_MARK) is not None:
+            for relative in (name for name in CLI_LOGINS if name != own):
+                home.remove(relative)
+            home.remove(LENT_MARK)
+        if own:
+            home.write(own, logins.login_file, newer_than=logins.set_at)
+        return home.path
 
 
 def install_folder(program: str) -> Path:
@@ -91,9 +107,18 @@ def system(folder: Path) -> bool:
     return any(folder == Path(top) or Path(top) in folder.parents for top in SYSTEM)
 
 
+# Its own user (no capability on the host's, even when the server runs as root), network
+# (agents.network gives it pasta's), processes, IPC, host name and cgroup view.
+NAMESPACES = (
+    "--unshare-user", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+    "--unshare-cgroup-try",
+)  # fmt: skip
+
+
 def jailed(argv: list[str], *, cwd: str, writable: list[Path], path: str | None) -> list[str]:
     cwd = str(Path(cwd).absolute())
-    jail = ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--tmpfs", "/"]
+    jail = [*NAMESPACES, "--cap-drop", "ALL", "--new-session", "--die-with-parent"]
+    jail += ["--tmpfs", "/"]
     for folder in SYSTEM:
         jail += ["--ro-bind-try", folder, folder]
     for name in ETC:

@@ -1,5 +1,6 @@
 """Does a send's limits check cost more as the hour fills? In-process, without HTTP:
-`python -m bench.counters_fill [N]` (default 10,000) on whatever DATABASE_URL says.
+`python -m bench.counters_fill [N]` (default 10,000) on whatever DATABASE_URL says;
+`--quick` makes 20 sends (a smoke run of seconds).
 
 It makes the bench account (bench.setup: a sender and a stopped recipient), raises
 the limits to 10,000 with a 1-minute pair window (as `bench.send --fill`), sends N
@@ -9,22 +10,16 @@ the Nth send: its best time of 30 runs and, on PostgreSQL, the buffers it touche
 back and the account dropped afterwards. Not alongside bench.send on the same database
 (both use the bench account and the limits)."""
 
+import argparse
 import json
 import os
 import statistics
-import sys
 import time
 
 import django
 
-HIGH = {
-    "chat_per_hour": 10000,
-    "pair_per_window": 10000,
-    "pair_window_minutes": 1,
-    "pair_without_you": 10000,
-    "chain_without_you": 10000,
-    "wakes_per_hour": 10000,
-}
+from bench.send import QUICK_HELP
+
 RUNS = 30
 
 
@@ -75,17 +70,19 @@ def send_all(n: int, sender, recipient_id: str) -> tuple[list[float], dict[int, 
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sends", type=int, nargs="?", default=10000)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
+    args = parser.parse_args()
+    n = 20 if args.quick else args.sends
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
     django.setup()
-    from bench.setup import create, drop
+    from bench.setup import create, drop, raise_limits
     from chats.models import Chat
     from peers.actions import do_set_limits
-    from peers.limits import current_limits
 
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
-    saved = {name: getattr(current_limits(), name) for name in HIGH}
+    saved = raise_limits()  # migrated first
     account = create()
-    do_set_limits(HIGH)
     try:
         sender = Chat.objects.get(pk=account["sender"])
         times, statements = send_all(n, sender, account["recipient"])

@@ -23,16 +23,18 @@ CYCLE = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "PreToolUse", "PostToo
 
 
 def setup(count: int) -> dict:
-    """Inside Django: bench.setup's account (a sender, a stopped recipient) and `count`
-    attached Claude Code chats (no folder: the person runs them; nothing runs here)."""
+    """Inside Django: migrated, the limits raised (their values before under "limits"),
+    bench.setup's account (a sender, a stopped recipient) and `count` attached Claude
+    Code chats (no folder: the person runs them; nothing runs here)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
     django.setup()
     from accounts.models import User
-    from bench.setup import BENCH_USER, create
+    from bench.setup import BENCH_USER, create, raise_limits
     from chats.actions import check_create_chat
     from chats.inputs import ChatCreate
 
-    account = create()
+    limits = raise_limits()
+    account = create() | {"limits": limits}
     user = User.objects.get(username=BENCH_USER)
     sessions = []
     for n in range(count):
@@ -63,6 +65,7 @@ async def attach_all(port: int, plan: dict) -> None:
             status, body = await conn.post(HOOKS, payload(session, event), session["key"])
             if status != 200:
                 raise SystemExit(f"{event}: {status} {body[:300]!r}")
+    conn.close()
 
 
 async def paced(rate: float, seconds: float, make_job, queue: asyncio.Queue, workers: int):
@@ -88,6 +91,7 @@ async def work(port: int, queue: asyncio.Queue, row: dict) -> None:
             row["errors"].append(f"{status} {answer[:200]!r}")
         elif b"peer-message" in answer:
             row["delivered"] += 1
+    conn.close()  # now, not whenever the collector finds it after the loop has ended
 
 
 async def load(port: int, rate: float, seconds: float, make_job, workers: int) -> dict:
@@ -143,8 +147,10 @@ def event_line(event: str, ms: list[float]) -> str:
     )
 
 
-async def phases(port: int, plan: dict, args) -> None:
+async def phases(port: int, plan: dict, args) -> int:
+    """Runs the four phases; the number of requests that failed."""
     await attach_all(port, plan)
+    failed = 0
     hooks_at = (args.hook_rate, args.seconds, hook_jobs(plan), args.hook_workers)
     for name, with_hooks, send_rate, to_sessions in (
         ("sends alone", False, args.send_rate, False),
@@ -156,6 +162,8 @@ async def phases(port: int, plan: dict, args) -> None:
         hooks = load(port, *hooks_at) if with_hooks else load(port, 0, 0, None, 0)
         hook_row, send_row = await asyncio.gather(hooks, load(port, *sends_at))
         print(f"{name}:\n{line('hooks', hook_row)}\n{line('sends', send_row)}", flush=True)
+        failed += len(hook_row["errors"]) + len(send_row["errors"])
+    return failed
 
 
 def measure(port: int, plan: dict, args) -> None:
@@ -164,7 +172,8 @@ def measure(port: int, plan: dict, args) -> None:
         f"sends {args.send_rate}/s, {args.seconds:.0f} s a phase "
         "(targets: hook p99 ≤ 25 ms; sends as fast as alone)"
     )
-    asyncio.run(phases(port, plan, args))
+    if failed := asyncio.run(phases(port, plan, args)):
+        raise SystemExit(f"{failed} requests failed")
 
 
 if __name__ == "__main__":

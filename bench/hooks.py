@@ -6,6 +6,7 @@ its answer), each against `manage.py serve` on a free loopback port.
     .venv/bin/python -m bench.hooks [--requests 1000] [--runs 100] [--warmup 50]
     .venv/bin/python -m bench.hooks --sessions 50 [--hook-rate 20] [--send-rate 10]
         [--seconds 20]
+    .venv/bin/python -m bench.hooks --quick [--sessions 3]   # a smoke run of seconds
 
 DATABASE_URL unset: SQLite in var/bench-hooks.sqlite3. It makes an account with one
 Claude Code chat in an attached turn (its UserPromptSubmit) and measures a floor (a
@@ -26,17 +27,15 @@ import statistics
 import subprocess
 import time
 
-import django
-
 from bench import hook_load
 from bench.send import (
-    HIGH_LIMITS,
     PYTHON,
+    QUICK_HELP,
     ROOT,
-    current_limits,
+    VAR,
+    bench_setup,
     floor_request,
     free_port,
-    manage,
     run,
     start_server,
     stop_server,
@@ -51,7 +50,7 @@ SESSION = "bench-session"
 def server_env() -> dict:
     env = {**os.environ, "DEBUG": "false"}
     if not env.get("DATABASE_URL"):
-        env["DATABASE_URL"] = f"sqlite:///{ROOT / 'var' / 'bench-hooks.sqlite3'}"
+        env["DATABASE_URL"] = f"sqlite:///{VAR / 'bench-hooks.sqlite3'}"
     return env
 
 
@@ -109,9 +108,9 @@ def print_times(name: str, times: list[float]) -> float:
     return p50
 
 
-def measure(port: int, token: str, args) -> None:
+def measure(port: int, made: dict, args) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    key = make_chat(conn, token)
+    key = make_chat(conn, made["token"])
     hook = hook_request(key)
     run(conn, hook, args.warmup)
     summary("floor", *timed(conn, floor_request, args.requests))
@@ -122,33 +121,18 @@ def measure(port: int, token: str, args) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     env |= {"CROSSTALK_URL": f"http://127.0.0.1:{port}", "CROSSTALK_KEY": key}
     stdin = hook(0)[2]
-    bare = [hook_argv()[0], "-I", "-S", "-c", "pass"]
+    hook_argv = shlex.split(made["hook_command"])  # exactly as the generated configs run it
+    bare = [hook_argv[0], "-I", "-S", "-c", "pass"]
     print_times("python", process_times(bare, "", env, args.runs))
-    command = print_times("command", process_times(hook_argv(), stdin, env, args.runs))
+    command = print_times("command", process_times(hook_argv, stdin, env, args.runs))
     print(
         f"endpoint p50 {endpoint['p50_ms']:.2f} ms (target ≤ 20 ms); "
         f"command p50 {command:.2f} ms (target ≤ 50 ms)"
     )
 
 
-def hook_argv() -> list[str]:
-    """The hook command exactly as the generated configs run it."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
-    django.setup()
-    from agents.attach.common import hook_command
-
-    return shlex.split(hook_command("claude-code"))
-
-
-def drop_account(env: dict) -> None:
-    code = f"from accounts.models import User; User.objects.filter(username={USER!r}).delete()"
-    manage(env, "shell", "-c", code)
-
-
 def at_scale(env: dict, args) -> None:
     """--sessions: the peer limits raised (and put back), bench.setup's account."""
-    saved = current_limits(env)
-    manage(env, "peer_limits", *HIGH_LIMITS)
     setup = [PYTHON, "-m", "bench.hook_load", "setup", str(args.sessions)]
     plan = json.loads(subprocess.check_output(setup, cwd=ROOT, env=env))
     port = free_port()
@@ -158,8 +142,7 @@ def at_scale(env: dict, args) -> None:
         hook_load.measure(port, plan, args)
     finally:
         stop_server(server)
-        subprocess.run([PYTHON, "-m", "bench.setup", "drop"], cwd=ROOT, env=env, check=False)
-        manage(env, "peer_limits", *saved)
+        bench_setup(env, "drop", json.dumps(plan["limits"]))
 
 
 def main() -> None:
@@ -172,22 +155,23 @@ def main() -> None:
     parser.add_argument("--hook-workers", type=int, default=8, help="keep-alive connections")
     parser.add_argument("--send-rate", type=float, default=10, help="REST sends a second")
     parser.add_argument("--seconds", type=float, default=20, help="each phase")
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.requests, args.runs, args.warmup = 20, 3, 5
+        args.seconds, args.hook_rate, args.send_rate = 1, 20, 5
     env = server_env()
     if args.sessions:
-        manage(env, "migrate", "--noinput", "-v0")
         return at_scale(env, args)
-    manage(env, "migrate", "--noinput", "-v0")
-    drop_account(env)
-    token = manage(env, "create_api_token", USER, "--create-user").strip().splitlines()[-1]
+    made = bench_setup(env, "token", USER)  # migrated, the account afresh, its token
     port = free_port()
     print(f"database {env['DATABASE_URL'].split('@')[-1]}, port {port}")
     server = start_server(env, port, None)
     try:
-        measure(port, token, args)
+        measure(port, made, args)
     finally:
         stop_server(server)
-        drop_account(env)
+        bench_setup(env, "drop-user", USER)
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ PARTS = [
     ("peers.actions.send", "running_turn"),
     ("peers.actions.send", "check_limits"),
     ("peers.actions.send", "do_send_message"),
-    ("chats.events", "group_send"),
+    ("kernel.events", "group_send"),
 ]
 
 

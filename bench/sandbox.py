@@ -3,6 +3,7 @@ prompt on stdin, its stdout read back) built by agents.launch and run by
 agents.process, without the sandbox and under bubblewrap, one after the other.
 
     .venv/bin/python -m bench.sandbox [--runs 200] [--warmup 20] [--command "sh -c cat"]
+    .venv/bin/python -m bench.sandbox --quick    # two turns each way, a smoke run
 
 The difference of the medians is what the jail adds to every hosted turn (a real CLI
 turn takes seconds of model calls on top). Pass `--command "/path/to/claude --version"`
@@ -18,6 +19,8 @@ import time
 from pathlib import Path
 
 import django
+
+from bench.send import QUICK_HELP
 
 
 def setup() -> None:
@@ -52,7 +55,7 @@ async def measure(argv: list[str], sandbox: str, runs: int, warmup: int) -> list
     settings.AGENT_SANDBOX = sandbox
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
         folder = Path(tmp)
-        (folder / "private").mkdir()
+        (folder / "private" / "home").mkdir(parents=True)  # what the runner's set-up makes
         for _ in range(warmup):
             await one_turn(argv, folder)
         return [await one_turn(argv, folder) for _ in range(runs)]
@@ -69,7 +72,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--command", default="sh -c cat")
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.warmup = 2, 0
     setup()
     argv = shlex.split(args.command)
     plain = asyncio.run(measure(argv, "none", args.runs, args.warmup))

@@ -5,10 +5,11 @@ unset: SQLite in var/bench.sqlite3, so the dev database is left alone).
 
     .venv/bin/python -m bench.send [--requests 2000] [--warmup 200] [--profile FILE]
     .venv/bin/python -m bench.send --fill 10000   # first vs last 1,000 sends of an hour
+    .venv/bin/python -m bench.send --quick        # a smoke run of seconds (the suite's)
 
 It migrates, makes a bench account with two reachable chats (the recipient
-stopped, so each message is held and no turn runs), raises the limits with
-`manage.py peer_limits` (and puts them back afterwards), starts `manage.py serve`
+stopped, so each message is held and no turn runs), raises the peer limits (and puts
+them back afterwards; bench/setup.py), starts `manage.py serve`
 (Daphne) on a free loopback port with bench.settings (its own URLconf) and DEBUG=false, measures
 a floor (a JSON 404, no database), the bare view, the send and the MCP send, stops the server
 and drops the bench account. Each row also shows the server's CPU per request (from /proc).
@@ -30,15 +31,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-SERVER_LOG = ROOT / "var" / "bench-server.log"
-HIGH_LIMITS = [
-    "chat_per_hour=10000",
-    "pair_per_window=10000",
-    "pair_window_minutes=1",
-    "pair_without_you=10000",
-    "chain_without_you=10000",
-    "wakes_per_hour=10000",
-]
+# The benches' files (SQLite databases, the server's log): var/, or BENCH_VAR, so runs
+# side by side (the suite's --quick runs) each keep their own.
+VAR = Path(os.environ.get("BENCH_VAR") or ROOT / "var")
+SERVER_LOG = VAR / "bench-server.log"
+QUICK_HELP = "a smoke run of seconds: tiny counts, the same code path; non-zero if it breaks"
 BLOCK = 1000  # --fill compares the first and the last this many sends
 START_SECONDS = 120  # a loaded machine (other jobs on the same cores) starts Daphne slowly
 
@@ -46,7 +43,7 @@ START_SECONDS = 120  # a loaded machine (other jobs on the same cores) starts Da
 def server_env() -> dict:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.settings", "DEBUG": "false"}
     if not env.get("DATABASE_URL"):
-        env["DATABASE_URL"] = f"sqlite:///{ROOT / 'var' / 'bench.sqlite3'}"
+        env["DATABASE_URL"] = f"sqlite:///{VAR / 'bench.sqlite3'}"
     return env
 
 
@@ -59,10 +56,14 @@ def manage(env: dict, *args: str) -> str:
     return done.stdout
 
 
-def current_limits(env: dict) -> list[str]:
-    """`name value (default D)` lines → NAME=VALUE, to put the limits back afterwards."""
-    lines = manage(env, "peer_limits").splitlines()
-    return [f"{line.split()[0]}={line.split()[1]}" for line in lines if line.strip()]
+def bench_setup(env: dict, *args: str) -> dict | None:
+    """`python -m bench.setup ARGS` (bench/setup.py): its JSON answer, if any."""
+    done = subprocess.run(
+        [PYTHON, "-m", "bench.setup", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"bench.setup {args[0]} failed:\n{done.stderr}")
+    return json.loads(done.stdout) if done.stdout.strip() else None
 
 
 def free_port() -> int:
@@ -78,6 +79,7 @@ def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
     else:
         serve = ["manage.py", "serve", "--port", str(port), *options]
     # Its log (a warning per floor 404) goes to a file, not between the figures.
+    SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
     with SERVER_LOG.open("w") as log:
         server = subprocess.Popen([PYTHON, *serve], cwd=ROOT, env=env, stdout=log, stderr=log)
     deadline = time.monotonic() + START_SECONDS
@@ -94,9 +96,10 @@ def start_server(env: dict, port: int, profile: str | None) -> subprocess.Popen:
 def stop_server(server: subprocess.Popen) -> None:
     server.send_signal(signal.SIGTERM)
     try:
-        server.wait(timeout=60)
+        server.wait(timeout=10)  # as the suite's servers: nothing here needs a slow stop
     except subprocess.TimeoutExpired:
         server.kill()
+        server.wait()
 
 
 def run(conn, request, n: int) -> list[float]:
@@ -236,6 +239,7 @@ def measure(port: int, account: dict, args, pid: int) -> dict:
         # Both faces, so the server's counters (bench/request_counters.py) cover both.
         send_row = summary("send", *timed(conn, send, args.requests, pid))
         summary("mcp", *timed(conn, mcp, args.requests, pid))
+        conn.close()
         return send_row
     run(conn, bare, args.warmup)
     # The floor: a JSON 404 from the API catch-all, through the same stack, no database.
@@ -286,13 +290,12 @@ def main() -> None:
     parser.add_argument(
         "--profile", help="profile each send inside the server (pyinstrument); tree to this file"
     )
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.requests, args.warmup = 20, 5
     env = server_env()
-    manage(env, "migrate", "--noinput", "-v0")
-    saved = current_limits(env)
-    manage(env, "peer_limits", *HIGH_LIMITS)
-    created = subprocess.check_output([PYTHON, "-m", "bench.setup", "create"], cwd=ROOT, env=env)
-    account = json.loads(created)
+    account = bench_setup(env, "create")  # migrated, the limits raised, the account made
     port = free_port()
     print(
         f"database {env['DATABASE_URL'].split('@')[-1]}, channel layer "
@@ -303,8 +306,7 @@ def main() -> None:
         send_row = measure(port, account, args, server.pid)
     finally:
         stop_server(server)
-        subprocess.run([PYTHON, "-m", "bench.setup", "drop"], cwd=ROOT, env=env, check=False)
-        manage(env, "peer_limits", *saved)
+        bench_setup(env, "drop", json.dumps(account["limits"]))
     if args.profile:
         print_profile(args.profile, send_row["mean_ms"])
 

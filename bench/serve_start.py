@@ -3,6 +3,7 @@ to its "Crosstalk is running at" line. The test suite
 starts some forty servers and `make run` one per restart, so this is paid often.
 
     .venv/bin/python -m bench.serve_start [--runs 5] [--checkout PATH]
+    .venv/bin/python -m bench.serve_start --quick   # one start, no warm-up start
 
 Each run starts `serve --no-runner` on a free port of 127.0.0.1 on one migrated SQLite
 file in a temporary folder (no Redis), reads its CPU from /proc once it says it
@@ -19,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench.send import QUICK_HELP
 
 ROOT = Path(__file__).resolve().parent.parent
 READY = "Crosstalk is running at"
@@ -58,14 +61,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
     folder = Path(tempfile.mkdtemp(prefix="crosstalk-serve-start-"))
     try:
         env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
         env["DATABASE_URL"] = f"sqlite:///{folder / 'db.sqlite3'}"
         migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v0"]
         subprocess.run(migrate, cwd=args.checkout, env=env, check=True)
-        one_start(args.checkout, env)  # the first start writes the bytecode caches
+        if not args.quick:
+            one_start(args.checkout, env)  # the first start writes the bytecode caches
         runs = [one_start(args.checkout, env) for _ in range(args.runs)]
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -136,6 +136,10 @@ class Connection:
         self.writer.write(head.encode() + body)
         return await read_response(self.reader)
 
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
 
 class Sender(Connection):
     async def send(self, account: dict, text: str) -> tuple[int, bytes]:

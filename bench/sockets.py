@@ -4,15 +4,16 @@ does every page of the account get the hint of each send, and how soon?
 
     .venv/bin/python -m bench.sockets [--accounts 200] [--pages 5] [--seconds 30]
         [--rate 1] [--senders 16] [--web-processes 1]
+    .venv/bin/python -m bench.sockets --quick    # a smoke run of seconds: 3 accounts × 2 pages
 
 DATABASE_URL unset: SQLite in var/bench-sockets.sqlite3 and the in-process channel
 layer, one `manage.py serve` (Daphne), as `make run` starts it. With DATABASE_URL and
 REDIS_URL, --web-processes N starts N servers (as bin/run-all does) and spreads each
 account's pages and the sends over them, so most hints cross Redis.
 
-It migrates, makes the accounts (each: a sender chat with its agent key, a stopped
-recipient so every message is held and no turn runs, a logged-in session), raises the
-peer limits (and puts them back afterwards), starts the server(s), then runs the
+It migrates, raises the peer limits (and puts them back afterwards), makes the accounts
+(each: a sender chat with its agent key, a stopped recipient so every message is held
+and no turn runs, a logged-in session), starts the server(s), then runs the
 clients in another process (bench/socket_clients.py) while it samples each server's
 RSS. Figures: frames lost (every page of the account must get each send's hint), p99
 from the send's HTTP answer to the hint on each page (target ≤ 10 ms), the largest
@@ -29,7 +30,7 @@ import time
 
 import django
 
-from bench.send import HIGH_LIMITS, PYTHON, ROOT, current_limits, manage, start_server, stop_server
+from bench.send import PYTHON, QUICK_HELP, ROOT, VAR, start_server, stop_server
 
 PREFIX = "bench-sockets-"
 
@@ -37,7 +38,7 @@ PREFIX = "bench-sockets-"
 def server_env() -> dict:
     env = {**os.environ, "DEBUG": "false", "DJANGO_SETTINGS_MODULE": "crosstalk.settings"}
     if not env.get("DATABASE_URL"):
-        env["DATABASE_URL"] = f"sqlite:///{ROOT / 'var' / 'bench-sockets.sqlite3'}"
+        env["DATABASE_URL"] = f"sqlite:///{VAR / 'bench-sockets.sqlite3'}"
     return env
 
 
@@ -47,7 +48,7 @@ def create_account(n: int) -> dict:
     from django.test import Client
 
     from accounts.models import User
-    from chats.actions import check_create_chat, do_finish_turn, do_prompt, do_start_turn
+    from chats.actions import check_create_chat, do_mark_turn_done, do_prompt, do_start_turn
     from chats.inputs import ChatCreate
     from peers.actions import check_stop_chat
 
@@ -58,7 +59,7 @@ def create_account(n: int) -> dict:
     for chat in (sender, recipient):
         with transaction.atomic():
             turns.append(do_start_turn(do_prompt(chat, text="get ready"), chat, worker="bench"))
-    do_finish_turn(turns[0], final_text="ready")
+    do_mark_turn_done(turns[0], final_text="ready")
     check_stop_chat(recipient)
     client = Client()
     client.force_login(user)
@@ -73,12 +74,22 @@ def drop_accounts() -> None:
 
 
 def setup_main(argv: list[str]) -> None:
-    """`python -m bench.sockets setup N` (inside Django): prints the accounts as JSON."""
+    """Inside Django: `python -m bench.sockets setup N` migrates, raises the limits and
+    prints the accounts and the limits as they were, as JSON; `drop LIMITS` drops the
+    accounts and puts LIMITS back."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crosstalk.settings")
     django.setup()
-    drop_accounts()
+    from bench.setup import raise_limits
+    from peers.actions import do_set_limits
+
     if argv[0] == "setup":
-        print(json.dumps([create_account(n) for n in range(int(argv[1]))]))
+        limits = raise_limits()
+        drop_accounts()
+        accounts = [create_account(n) for n in range(int(argv[1]))]
+        print(json.dumps({"limits": limits, "accounts": accounts}))
+    else:
+        drop_accounts()
+        do_set_limits(json.loads(argv[1]))
 
 
 def rss_mb(pid: int) -> float:
@@ -109,7 +120,7 @@ def sample_rss(pids: list[int], peaks: dict, stop: threading.Event) -> None:
 
 
 def run_clients(plan: dict, servers: list) -> tuple[dict, dict]:
-    plan_file = ROOT / "var" / "bench-sockets-plan.json"
+    plan_file = VAR / "bench-sockets-plan.json"
     plan_file.parent.mkdir(exist_ok=True)
     plan_file.write_text(json.dumps(plan))
     pids = [server.pid for server in servers]
@@ -174,19 +185,20 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1.0, help="sends a second, per account")
     parser.add_argument("--senders", type=int, default=16, help="keep-alive REST connections")
     parser.add_argument("--web-processes", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.accounts, args.pages, args.seconds, args.rate, args.senders = 3, 2, 1, 2, 2
     env = server_env()
     if args.web_processes > 1 and not env.get("REDIS_URL"):
         raise SystemExit("--web-processes > 1 needs DATABASE_URL and REDIS_URL")
     # 1,000 sockets: each server and the clients need more than the usual 1,024 files.
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    manage(env, "migrate", "--noinput", "-v0")
-    saved = current_limits(env)
-    manage(env, "peer_limits", *HIGH_LIMITS)
     made = time.monotonic()
     setup = [PYTHON, "-m", "bench.sockets", "setup", str(args.accounts)]
-    accounts = json.loads(subprocess.check_output(setup, cwd=ROOT, env=env))
+    made_here = json.loads(subprocess.check_output(setup, cwd=ROOT, env=env))
+    accounts, saved = made_here["accounts"], made_here["limits"]
     print(f"made {len(accounts)} accounts in {time.monotonic() - made:.1f} s")
     servers, ports = start_servers(env, args.web_processes)
     layer = "redis" if env.get("REDIS_URL") else "in-memory"
@@ -197,9 +209,11 @@ def main() -> None:
     finally:
         for server in servers:
             stop_server(server)
-        subprocess.run([PYTHON, "-m", "bench.sockets", "drop"], cwd=ROOT, env=env, check=False)
-        manage(env, "peer_limits", *saved)
+        drop = [PYTHON, "-m", "bench.sockets", "drop", json.dumps(saved)]
+        subprocess.run(drop, cwd=ROOT, env=env, check=False)
     print_results(row, rss)
+    if args.quick and (row["frames_lost"] or row["send_errors"] or not row["sends"]):
+        raise SystemExit("the quick run lost frames, failed sends or made none")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Page sockets: thin forwarders of the account's hints (chats.events.publish).
+"""Page sockets: thin forwarders of the account's hints (kernel.events.publish).
 
 A hint is {kind, chat, ...}; the page refetches what changed, so nothing here
 reads or sends data beyond the hint itself."""
@@ -14,9 +14,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from accounts.sessions import session_group, session_user_id
-from chats.events import PUSH_TIMEOUT_SECONDS, account_group
-from chats.refusals import Refusal
 from chats.selectors import access_chat
+from kernel.events import PUSH_TIMEOUT_SECONDS, account_group
+from kernel.refusals import Refusal
 
 logger = logging.getLogger(__name__)
 

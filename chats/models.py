@@ -66,6 +66,10 @@ class Chat(models.Model):
     agent_key_digest = models.CharField(max_length=64, unique=True)
     # The CLI session this chat's agent runs in (its SessionStart hook, or a runner's turn).
     session_id = models.CharField(max_length=200, blank=True)
+    # The session registered when the person stopped the chat: while it is stopped, only
+    # that session's prompt (or the person, from the browser) lifts the Stop; a session
+    # registering later is recorded in session_id but gains no such right.
+    stop_session_id = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -95,6 +99,9 @@ class Turn(models.Model):
         PROMPT = "prompt", "Your prompt"
         WAKE = "wake", "A peer message woke it"
         SEND_ON = "send_on", "Queued messages sent on"
+        # A request of the chat's origin (docs/origins.md): the one kind of turn whose
+        # final text goes back outside, so it never takes a peer message.
+        OUTSIDE = "outside", "A request from outside"
 
     class State(models.TextChoices):
         REQUESTED = "requested", "Requested"
@@ -138,6 +145,11 @@ class Turn(models.Model):
     def __str__(self) -> str:
         return f"{self.chat_id} turn {self.pk} ({self.state})"
 
+    @property
+    def answers_origin(self) -> bool:
+        """Its final text goes back to the chat's origin (origins.actions.answers)."""
+        return self.trigger == self.Trigger.OUTSIDE
+
 
 class Entry(models.Model):
     class Kind(models.TextChoices):
@@ -173,29 +185,3 @@ class Entry(models.Model):
     @property
     def details(self) -> str:
         return self.text.partition("\n")[2]
-
-
-class IdempotentAnswer(models.Model):
-    """The first answer to a POST carrying an Idempotency-Key (chats.idempotency).
-
-    `status` stays null while the first request runs; a retry waits for it."""
-
-    credential = models.CharField(max_length=64)  # a digest of the bearer secret
-    key = models.CharField(max_length=255)
-    request_digest = models.CharField(max_length=64)
-    status = models.PositiveSmallIntegerField(null=True)
-    # What the work committed ("message:msg_…"), set in the work's own transaction:
-    # a claim without it provably did nothing, so it may run again (chats.idempotency).
-    result = models.CharField(max_length=80, blank=True)
-    # JSON as text: jsonb would reorder its keys, and a replay must read the same.
-    body = models.TextField(blank=True)
-    created_at = models.DateTimeField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint("credential", "key", name="idempotency_key_once_per_credential")
-        ]
-        indexes = [models.Index(fields=["created_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.key} → {self.status}"

@@ -4,17 +4,13 @@ A `command` chat, or a Claude Code / Codex / Gemini chat with a working folder,
 runs a process on the server as the server's user: only accounts with the
 permission `agents.run_hosted` may create or prompt one (superusers have it). A
 chat without a folder is attached (the person runs it) and a demo chat runs
-nothing: they need no permission. With AGENT_FOLDERS set, a working folder must
-resolve (symlinks followed) inside one of its roots."""
+nothing: they need no permission. A working folder belongs to one account
+(chats.folders: inside `<root>/<username>/`), checked when a chat is made or its
+folder changed, and again when each turn starts."""
 
-import os
-from pathlib import Path
-
-from django.conf import settings
-
-from chats import agent_kinds
+from chats import agent_kinds, folders
 from chats.models import Chat, Turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 
 PERMISSION = "agents.run_hosted"
 WHO_GRANTS = (
@@ -54,32 +50,34 @@ def check_may_run(user, *, agent: str, folder: str) -> None:
         raise not_allowed(user)
 
 
-def why_folder_refused(folder: str) -> str | None:
-    """Why this cannot be a chat's working folder ("folder: sentence"), or None."""
+def check_folder(user, folder: str, *, make: bool = False) -> str:
+    """The working folder a chat of this account stores and runs in: resolved (symlinks
+    and `..` followed), within the account's own folder; with `make`, made when missing.
+    No folder ("") stays none. Refuses `invalid_input` "folder: sentence"."""
     if not folder:
-        return None
+        return ""
     if "\x00" in folder:
-        return "folder: a working folder may not contain NUL characters."
-    if folder.startswith("-"):
-        return "folder: a working folder may not start with `-`."
-    roots = settings.AGENT_FOLDERS
-    if roots and not inside_any(Path(os.path.realpath(folder)), roots):
-        allowed = ", ".join(str(root) for root in roots)
-        return f"folder: working folders on this server must be inside {allowed}."
-    return None
+        raise Refusal("invalid_input", "folder: a working folder may not contain NUL characters.")
+    try:
+        found = folders.resolve(user, folder)
+        if make:
+            folders.make(user, found)
+    except folders.FolderRefused as refused:
+        raise Refusal("invalid_input", f"folder: {refused.sentence}") from None
+    return str(found)
 
 
-def inside_any(path: Path, roots: list[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
-
-
-def why_turn_may_not_run(turn: Turn) -> str | None:
-    """At a turn's start (a wake or send-on too): the owner may have lost the
-    permission, or a folder's symlink may now lead elsewhere."""
+def check_turn_may_run(turn: Turn) -> str:
+    """At a turn's start (a wake or send-on too): the owner may have lost the permission,
+    or the folder may break the rule now (a link swapped in, a chat older than the rule).
+    Returns the folder the turn runs in, resolved now ("": none), so that a link swapped
+    in after this check leads nowhere new; refuses with the sentence the turn fails with."""
     chat = turn.chat
     if not runs_on_server(chat.agent, chat.folder):
-        return None
+        return ""
     if not may_run_hosted(chat.user):
-        return not_allowed(chat.user).message
-    problem = why_folder_refused(chat.folder)
-    return problem.removeprefix("folder: ") if problem else None
+        raise not_allowed(chat.user)
+    try:
+        return check_folder(chat.user, chat.folder)
+    except Refusal as refusal:
+        raise Refusal(refusal.code, refusal.message.removeprefix("folder: ")) from None

@@ -1,9 +1,13 @@
 import re
+from functools import cache
+
+from django.db import connection
 
 from accounts.keys import digest
+from accounts.models import User
 from chats.models import Chat, Entry, Turn
-from chats.prepared import PreparedQuery
-from chats.refusals import no_chat
+from kernel.refusals import no_chat
+from kernel.sql import columns, fetch, read
 
 # What an id can look like (chat_…, msg_…); anything else is missing, never a query.
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -31,19 +35,32 @@ def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
     return chat
 
 
-# Every agent request asks this first: compiled once (chats.prepared).
-chat_with_key = PreparedQuery(
-    lambda hashed: Chat.objects.select_related("user").filter(agent_key_digest=hashed)[:1]
-)
-
-
 def chat_for_agent_key(secret: str) -> Chat | None:
     """The chat's own key, or the key of one of its hosted turns while that turn runs."""
     hashed = digest(secret)
-    for chat in chat_with_key(hashed):
+    if (chat := chat_with_key(hashed)) is not None:
         return chat
     turn = Turn.objects.filter(key_digest=hashed, state=Turn.State.RUNNING).first()
     return Chat.objects.select_related("user").get(pk=turn.chat_id) if turn else None
+
+
+def chat_with_key(hashed: str) -> Chat | None:
+    """The chat whose key digest this is, with its user (one row: the digest is unique).
+    Every agent request asks this first, so it is written out as SQL (kernel.sql)."""
+    for row in fetch(chat_with_key_sql(connection.vendor), [hashed]):
+        chat = read(Chat, row)
+        chat.user = read(User, row, start=len(Chat._meta.concrete_fields))
+        return chat
+    return None
+
+
+@cache
+def chat_with_key_sql(vendor: str) -> str:
+    return (
+        f'SELECT {columns(Chat)}, {columns(User)} FROM "chats_chat"'  # noqa: S608 (no value in it)
+        ' INNER JOIN "accounts_user" ON "accounts_user"."id" = "chats_chat"."user_id"'
+        ' WHERE "chats_chat"."agent_key_digest" = %s'
+    )
 
 
 def get_latest_entries(chat: Chat, *, limit: int = 50) -> list[Entry]:

@@ -21,10 +21,11 @@ from django_htmx.http import trigger_client_event
 
 from chats import agent_kinds
 from chats.actions import check_create_chat, check_prompt
-from chats.inputs import ChatCreate, parse
+from chats.inputs import ChatCreate
 from chats.models import Chat
-from chats.refusals import Refusal
 from chats.selectors import access_chat, account_chats, get_latest_entries
+from kernel.inputs import parse
+from kernel.refusals import Refusal
 
 STOPPABLE = {Chat.Status.RUNNING, Chat.Status.IDLE, Chat.Status.WAITING}
 ENTRIES_SHOWN = 200
@@ -41,7 +42,10 @@ class NewChatForm(forms.Form):
     # A <select> of each agent's modes; check_create_chat judges the pair.
     permission_mode = forms.CharField(required=False, label="Permission mode")
     folder = forms.CharField(
-        required=False, label="Working folder", help_text="An absolute path on this machine."
+        required=False,
+        label="Working folder",
+        help_text="One of your own folders on this server (<root>/<your username>/), absolute "
+        "or relative to it (shop-web); made when missing.",
     )
     command = forms.CharField(
         required=False,
@@ -52,7 +56,6 @@ class NewChatForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # The adapters declare the modes when the app loads, after this module is read.
         mode = self.fields["permission_mode"]
         mode.widget = ModeSelect(agent=self["agent"].value())
         mode.help_text = f"Blank: the CLI's own default. {agent_kinds.modes_help()}"

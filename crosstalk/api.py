@@ -1,4 +1,5 @@
-"""The REST API under /api/v1/: ninja assembles the routers of chats and peers and
+"""The REST API under /api/v1/: ninja assembles the routers of its resources (the chats,
+crosstalk.chat_api; peers' messages, connections, activity, agent routes; agents' hooks) and
 generates the OpenAPI document (/api/v1/openapi.json, browsable at /api/v1/docs,
 from ninja's own static files) from the typed inputs and outputs they declare.
 
@@ -11,11 +12,11 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.openapi.schema import OpenAPISchema
 
-from chats import api_views as chats_routes
-from chats.api import SafeParser, refusal_response
-from chats.refusals import Refusal
+from agents.hooks import views as hook_routes
+from crosstalk import chat_api
+from kernel.api import SafeParser, refusal_response
+from kernel.refusals import Refusal
 from peers import api_views as peers_routes
-from peers.hooks import views as hook_routes
 
 
 class RestSchema(OpenAPISchema):
@@ -51,7 +52,7 @@ api = CrosstalkApi(
     openapi_url="/openapi.json",
     docs_url="/docs",
 )
-api.add_router("", chats_routes.router)
+api.add_router("", chat_api.router)
 api.add_router("", peers_routes.agent)
 api.add_router("", hook_routes.router)
 api.add_router("", peers_routes.person)

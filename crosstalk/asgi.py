@@ -17,10 +17,10 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from chats.routing import websocket_urlpatterns  # noqa: E402
+from crosstalk.mcp.http import McpRouter  # noqa: E402
 from crosstalk.origins import ExactOriginValidator  # noqa: E402
 from crosstalk.services import ServerProcess  # noqa: E402
 from origins.a2a.routing import A2ARouter  # noqa: E402
-from peers.mcp.http import McpRouter  # noqa: E402
 
 application = ServerProcess(
     ProtocolTypeRouter(

@@ -35,6 +35,8 @@ chat_routes = [
     path("peers/connect/", chat_page.connect, name="peers-connect"),
     path("peers/send/", chat_page.send, name="peers-send"),
     path("stop/", peer_views.stop_chat, name="chat-stop"),
+    # The Send form's status line of one message, refetched live.
+    path("messages/<str:message_id>/", peer_views.sent_status, name="peers-sent"),
     path(
         "messages/<str:message_id>/cancel/",
         peer_views.cancel_message,

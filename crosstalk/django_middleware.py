@@ -19,8 +19,8 @@ from django.contrib.sessions import middleware as sessions
 from django.http import HttpRequest
 from django.middleware import clickjacking, common, csp, csrf, security
 
-from chats.api import bearer_secret
 from crosstalk.middleware import is_api
+from kernel.api import bearer_secret
 
 
 def bearer_without_cookies(request: HttpRequest) -> bool:

@@ -4,7 +4,7 @@ Django gives every request a worker thread of its own (asgiref's ThreadSensitive
 started for the request and joined after it, and with the thread a new database
 connection. Here a request borrows an idle thread instead and gives it back once all
 it sent there has run, so threads, and the connections Django keeps in them
-(crosstalk.env), outlive the request, as they already do for the MCP server's tool
+(kernel.env), outlive the request, as they already do for the MCP server's tool
 calls. A request still has one thread to itself while it runs: its sync code runs in
 that thread, in order, as Django expects."""
 

@@ -11,16 +11,11 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from chats.api import (
-    Caller,
-    bearer_secret,
-    invalid_characters,
-    refusal_response,
-    too_large,
-    unsafe_text,
-)
-from chats.idempotency import arun_once, run_once
-from chats.refusals import Refusal
+from chats.api import Caller
+from kernel.api import bearer_secret, invalid_characters, refusal_response, too_large
+from kernel.idempotency import arun_once, run_once
+from kernel.inputs import unsafe_text
+from kernel.refusals import Refusal
 from peers.actions import record_refusal
 from peers.serializers import REPLAYS, replay_message
 
@@ -130,7 +125,7 @@ def as_json(request: HttpRequest, response: HttpResponse) -> HttpResponse:
 
 class IdempotencyMiddleware(Middleware):
     """A POST under /api/v1/ with Idempotency-Key runs once per credential and key;
-    a retry gets the first answer (chats.idempotency), marked Idempotent-Replayed."""
+    a retry gets the first answer (kernel.idempotency), marked Idempotent-Replayed."""
 
     def __call__(self, request: HttpRequest):
         if iscoroutinefunction(self):
@@ -193,7 +188,7 @@ def idempotency_of(request: HttpRequest) -> tuple[str | None, str]:
 
 def replay_for(request: HttpRequest):
     """A send's answer rebuilt from its message, for a retry whose first request died
-    after the send committed (chats.idempotency); other routes have none."""
+    after the send committed (kernel.idempotency); other routes have none."""
     shape = REPLAYS.get(request.path.rstrip("/"))
     return partial(replay_message, shape) if shape else None
 

@@ -1,10 +1,10 @@
 """The long-lived tasks each server process starts once, beside serving:
 
 - the turn runner, on the embedded default (`TURNS_IN_PROCESS`; `serve
-  --no-runner` leaves turns to `run_turns` workers);
-- beside it, the loop that sends answers back to origins (origins.replies);
-- the loop that carries pushes out of request threads (chats.events);
-- the MCP session manager behind /mcp (peers.mcp.http).
+  --no-runner` leaves turns to `run_turns` workers), which sends the answers
+  back to origins beside its turns (agents.runner);
+- the loop that carries pushes out of request threads (kernel.events);
+- the MCP session manager behind /mcp (crosstalk.mcp.http).
 
 Daphne sends no lifespan events, so `serve` starts them as soon as it listens,
 and any other server with the first connection; servers that speak lifespan
@@ -17,12 +17,10 @@ from collections.abc import Awaitable, Callable
 from django.conf import settings
 
 from agents.dbthread import in_db_thread
+from agents.recovery import recover_interrupted_turns
 from agents.runner import TurnRunner, default_worker_id
-from chats import events
-from chats.actions import do_recover_interrupted_turns
-from origins.replies import run_reply_loop
-from peers.actions import hold_for_person
-from peers.mcp.http import run_mcp_session_manager
+from crosstalk.mcp.http import run_mcp_session_manager
+from kernel import events
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +32,7 @@ RESTART_SECONDS = 5
 async def run_in_process_runner() -> None:
     # This process is the only runner (the embedded default): turns left
     # running by its previous life can never finish.
-    recovered = await in_db_thread(do_recover_interrupted_turns)(hold=hold_for_person)
+    recovered = await in_db_thread(recover_interrupted_turns)()
     if recovered:
         logger.info("Failed %s turns interrupted by a restart.", recovered)
     await TurnRunner(default_worker_id("web")).run_forever()
@@ -45,8 +43,6 @@ def process_services(*, runner: bool) -> dict[str, Service]:
     services: dict[str, Service] = {"mcp session manager": run_mcp_session_manager}
     if runner:
         services["turn runner"] = run_in_process_runner
-        # Answers to origins go out from where turns run (docs/origins.md).
-        services["origin replies"] = run_reply_loop
     return services
 
 

@@ -3,13 +3,16 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
-from crosstalk import env
+from kernel import env, private_files
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
+# Where accounts' working folders go when AGENT_FOLDERS is unset (chats.folders).
+AGENT_FOLDERS_DEFAULT = VAR_DIR / "folders"
 
-# var/ is 0700 and everything in it 0600, at every start (crosstalk.env.private_var).
-env.private_var(VAR_DIR)
+# var/ is 0700 and everything in it 0600, at every start (kernel.private_files); of
+# the working folders, only the root and each account's own folder (0700).
+private_files.private_var(VAR_DIR, people=AGENT_FOLDERS_DEFAULT)
 SECRET_KEY = env.secret_key(VAR_DIR)
 # Off unless DEBUG=1: a traceback page shows source and settings to anyone.
 DEBUG = env.env_bool("DEBUG", False)
@@ -29,6 +32,7 @@ INSTALLED_APPS = [
     "axes",  # login throttling (accounts.throttle)
     "django_htmx",
     "ninja",  # its static files serve /api/v1/docs (no CDN)
+    "kernel",
     "accounts",
     "chats",
     "peers",
@@ -129,7 +133,11 @@ TURN_TIMEOUT_SECONDS = env.env_float("TURN_TIMEOUT_SECONDS", 1800, minimum=1)
 TURN_STALL_SECONDS = env.env_float("TURN_STALL_SECONDS", 60, minimum=1)
 # Where hosted CLIs reach this server (their MCP server and hooks); per process group.
 CROSSTALK_URL = env.env_str("CROSSTALK_URL", f"http://127.0.0.1:{env.env_str('PORT', '8000')}")
-# When set (`:`-separated roots), a chat's working folder must resolve inside one of them.
+# Where the outside reaches this server (its origins' URLs, the Settings page's test
+# request): CROSSTALK_PUBLIC_URL, else CROSSTALK_URL; never a request's Host header.
+CROSSTALK_PUBLIC_URL = env.env_url("CROSSTALK_PUBLIC_URL")
+# Roots of the working folders (`:`-separated): an account's lie inside <root>/<username>/
+# (chats.folders). Unset: AGENT_FOLDERS_DEFAULT (var/folders), read when a folder is judged.
 AGENT_FOLDERS = env.env_paths("AGENT_FOLDERS")
 # Per-chat configuration the runner writes for hosted CLIs (never into the person's repo).
 # Checked private at every turn (agents.adapters.setup), never replaced by another folder.
@@ -159,7 +167,7 @@ SIGNUP = env.env_bool("SIGNUP", False)
 SIGNUPS_PER_HOUR = int(env.env_float("SIGNUPS_PER_HOUR", 5, minimum=1))
 
 # Any request body larger than this is answered 413 by the server before it is read
-# (crosstalk.bounded); below it, Django's own limits apply as ever (form fields 2.5 MB).
+# (kernel.bounded); below it, Django's own limits apply as ever (form fields 2.5 MB).
 MAX_BODY_BYTES = int(env.env_float("MAX_BODY_BYTES", 10 * 1024 * 1024, minimum=1024))
 
 # Chats started from outside (docs/origins.md). Outside content longer than this is cut
@@ -168,6 +176,9 @@ ORIGIN_MAX_CHARS = int(env.env_float("ORIGIN_MAX_CHARS", 8000, minimum=100))
 ORIGIN_MAX_BODY_BYTES = int(env.env_float("ORIGIN_MAX_BODY_BYTES", 1024 * 1024, minimum=1024))
 # A signed request's timestamp may be this far from the server's clock.
 ORIGIN_SIGNATURE_TOLERANCE_SECONDS = env.env_float("ORIGIN_SIGNATURE_TOLERANCE_SECONDS", 300)
+# Accepted deliveries are remembered this long (a replay under a fresh id is refused); a
+# GitHub comment older than this is refused as a replay (GitHub redelivers up to 3 days).
+ORIGIN_DELIVERY_KEEP_DAYS = env.env_float("ORIGIN_DELIVERY_KEEP_DAYS", 7, minimum=1)
 # Answers going back: tries before an answer reads failed, and how often the loop looks.
 ORIGIN_REPLY_ATTEMPTS = int(env.env_float("ORIGIN_REPLY_ATTEMPTS", 8, minimum=1))
 ORIGIN_REPLY_POLL_SECONDS = env.env_float("ORIGIN_REPLY_POLL_SECONDS", 5, minimum=0.1)
@@ -208,6 +219,9 @@ if HTTPS:
 AGENT_SANDBOX = env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"})
 # Variables of the server's a hosted agent gets beyond the allow-list (NAME or PREFIX_*).
 AGENT_ENV_PASS = env.env_names("AGENT_ENV_PASS")
+# With `bwrap`, the jail reaches outside addresses and, of this machine's loopback, only
+# Crosstalk's own port and these `host:port` pairs (a model served on loopback, say).
+AGENT_NET_ALLOW = env.env_loopback_ports("AGENT_NET_ALLOW")
 
 LOGGING = {
     "version": 1,

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
-import chats.api
+import kernel.api
 from crosstalk.api import urls as api_urls
 from peers.admin_page import views as peers_admin
 
@@ -23,5 +23,5 @@ urlpatterns = [
     path("", include("peers.urls")),
     path("", include("crosstalk.chat_urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.
-    re_path(r"^api/v1/.*$", chats.api.api_not_found),
+    re_path(r"^api/v1/.*$", kernel.api.api_not_found),
 ]

@@ -1,5 +1,5 @@
 """The Settings page's origin form: it collects the fields; origins.inputs.OriginSpec and
-origins.configure judge them."""
+origins.actions.configure judge them."""
 
 from django import forms
 

@@ -1,11 +1,14 @@
-"""The typed input of an origin's set-up, shared by the Settings page and any other face."""
+"""The typed inputs of origins: an origin's set-up, shared by the Settings page and any other
+face, and one request from outside as a connector read it."""
 
+from dataclasses import dataclass, field
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, StringConstraints
 
-from chats.inputs import AgentKind, Input, Name
+from chats.inputs import AgentKind, Name
+from kernel.inputs import Input
 from origins.models import Origin
 
 OriginKindName = Literal[tuple(Origin.Kind.values)]
@@ -77,3 +80,16 @@ class OriginSpec(Input):
             return {}
         key = self.private_key.replace("\r\n", "\n") or old.get("private_key", "")
         return {"app_id": self.app_id, "installation_id": self.installation_id, "private_key": key}
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """One request from outside, as a connector parsed it."""
+
+    thread_key: str
+    text: str
+    author: str
+    delivery_id: str
+    reply_to: dict = field(default_factory=dict)
+    # sha256 of what the request's signature covers, when its delivery id is not signed.
+    signed_digest: str = ""

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from chats.models import Chat
+from chats.models import Chat, Turn
 
 
 def new_public_id() -> str:
@@ -82,16 +82,32 @@ class OriginThread(models.Model):
 
 
 class OriginDelivery(models.Model):
-    """A request accepted from an origin; its delivery id is accepted once, and the
-    rows of the last hour are the origin's requests-an-hour count."""
+    """A request accepted from an origin; its delivery id is accepted once, and so is what
+    its signature covers (a captured request sent again under a fresh, unsigned id is the
+    same request). The rows of the last hour are the origin's requests-an-hour count; rows
+    older than ORIGIN_DELIVERY_KEEP_DAYS are dropped."""
 
     origin = models.ForeignKey(Origin, models.CASCADE, related_name="deliveries")
     delivery_id = models.CharField(max_length=200)
+    # The turn that answers this request: the only kind of turn whose final text goes
+    # back (origins.selectors.answered_request). None once the chat's turns are gone.
+    turn = models.OneToOneField(
+        Turn, models.SET_NULL, null=True, blank=True, related_name="origin_request"
+    )
+    # sha256 of the signed bytes (webhook: "<timestamp>.<body>"; GitHub: the body); "" for
+    # kinds whose id is signed itself (Slack's event_id, A2A's messageId).
+    signed_digest = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint("origin", "delivery_id", name="origin_delivery_once"),
+            models.UniqueConstraint(
+                "origin",
+                "signed_digest",
+                condition=~models.Q(signed_digest=""),
+                name="origin_signed_once",
+            ),
         ]
         indexes = [models.Index(fields=["origin", "created_at"])]
 

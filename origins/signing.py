@@ -8,7 +8,7 @@ import time
 
 from django.conf import settings
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 
 SIGNATURE = "X-Crosstalk-Signature"
 TIMESTAMP = "X-Crosstalk-Timestamp"
@@ -18,6 +18,11 @@ DELIVERY = "X-Crosstalk-Delivery"
 def signature(secret: str, timestamp: str, body: bytes) -> str:
     mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
     return "sha256=" + mac.hexdigest()
+
+
+def signed_digest(timestamp: str, body: bytes) -> str:
+    """What the signature covers, as a digest: the same request under any delivery id."""
+    return hashlib.sha256(timestamp.encode() + b"." + body).hexdigest()
 
 
 def signed_headers(secret: str, body: bytes, *, delivery_id: str) -> dict[str, str]:

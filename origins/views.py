@@ -1,43 +1,35 @@
 """POST /hooks/in/<origin id>: webhook, GitHub and Slack requests, dispatched on the
 origin's kind. No session, no CSRF (the signature is the credential); an unknown,
-disabled or A2A origin answers with the same 404."""
+disabled or A2A origin, or one of a deactivated account, answers with the same 404."""
 
-from django.conf import settings
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from chats.refusals import Refusal
-from origins.actions import no_origin, receive_from_origin
+from kernel.api import refusal_response
+from kernel.refusals import Refusal
+from origins.actions import receive_from_origin
+from origins.bodies import too_large
 from origins.connectors import HOOK_KINDS, Handshake, for_kind
 from origins.models import Origin
+from origins.selectors import get_serving_origin, no_origin
 from peers.actions.record import record_refusal
-
-
-def refused(refusal: Refusal) -> JsonResponse:
-    return JsonResponse(refusal.as_json(), status=refusal.status)
 
 
 @csrf_exempt
 def hook_in(request, public_id: str):
     if request.method != "POST":
-        response = refused(Refusal("method_not_allowed", "POST the request."))
+        response = refusal_response(Refusal("method_not_allowed", "POST the request."))
         response["Allow"] = "POST"
         return response
-    origin = (
-        Origin.objects.filter(public_id=public_id, enabled=True, kind__in=HOOK_KINDS)
-        .select_related("user")
-        .first()
-    )
-    if origin is None:
-        return refused(no_origin())
-    if too_large(request):
-        return refused(Refusal("too_large", "The request body is too large."))
     try:
+        origin = get_serving_origin(public_id, kinds=HOOK_KINDS)
+        if refusal := too_large(declared_length(request)) or too_large(len(request.body)):
+            raise refusal
         thread = dispatch(origin, request)
     except Handshake as handshake:
         return JsonResponse(handshake.body, status=handshake.status)
     except Refusal as refusal:
-        return refused(refusal)
+        return refusal_response(refusal)
     if thread is None:
         return JsonResponse({"ok": True, "ignored": True})
     answer = {"ok": True, "chat": thread.chat_id, "thread": thread.thread_key}
@@ -67,10 +59,8 @@ def dispatch(origin: Origin, request):
         raise
 
 
-def too_large(request) -> bool:
-    most = settings.ORIGIN_MAX_BODY_BYTES
+def declared_length(request) -> int:
     try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        declared = 0
-    return declared > most or len(request.body) > most
+        return 0

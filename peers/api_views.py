@@ -1,5 +1,6 @@
 """REST for peer messaging (docs/api.md): the agent's routes under /api/v1/agent/
-(a chat's agent key) and the person's routes (their API token).
+(a chat's agent key) and the person's routes (their API token) of connections,
+messages and activity. The routes of /api/v1/chats are all in crosstalk.chat_api.
 
 Thin: ninja parses with peers.inputs and checks answers against peers.outputs;
 the check_* functions decide. The two routes that may wait (MessageChat with a
@@ -10,11 +11,11 @@ from typing import Annotated
 
 from ninja import Field, Router, Status
 
-from chats.api import AgentKey, PersonToken, page
-from chats.inputs import ChatUpdate, Limit, Offset
-from chats.outputs import ChatOut, Page, problems
+from chats.api import AgentKey, PersonToken
+from chats.outputs import Page, problems
 from chats.selectors import access_chat
-from chats.serializers import chat_json
+from kernel.api import page
+from kernel.inputs import Limit, Offset
 from peers import actions, waiting
 from peers.inputs import (
     ConnectInput,
@@ -25,7 +26,7 @@ from peers.inputs import (
     parse,
 )
 from peers.outputs import ActivityOut, EntryOut, MessageOut, ReachableChat, SentOut
-from peers.selectors import access_message, account_activity, find_messages, reach_of
+from peers.selectors import access_message, account_activity, find_messages
 from peers.serializers import (
     activity_json,
     chats_with_how_fast,
@@ -99,30 +100,6 @@ def mark_seen(request, seen: SeenInput):
 
 
 # The person's routes ----------------------------------------------------------
-
-
-@person.get("/chats/{chat_id}", response={200: ChatOut, **problems(401, 404)})
-def get_chat(request, chat_id: str):
-    return chat_json(access_chat(request.auth.user, chat_id))
-
-
-@person.patch("/chats/{chat_id}", response={200: ChatOut, **problems(400, 401, 404, 409, 413)})
-def update_chat(request, chat_id: str, spec: ChatUpdate):
-    """One chat's name, model or switch; switching agent-to-agent messaging is logged."""
-    chat = access_chat(request.auth.user, chat_id)
-    return chat_json(actions.check_update_chat(request.auth.user, chat, spec=spec))
-
-
-@person.post("/chats/{chat_id}/stop", response={200: ChatOut, **problems(401, 404, 409)})
-def stop_chat(request, chat_id: str):
-    """Stop: the running turn ends, and messages wait until the person writes."""
-    return chat_json(actions.check_stop_chat(access_chat(request.auth.user, chat_id)))
-
-
-@person.get("/chats/{chat_id}/reach", response={200: Page[ReachableChat], **problems(401, 404)})
-def reach(request, chat_id: str):
-    """The chats this chat could message now, each with how fast it would hear."""
-    return listing(chats_with_how_fast(reach_of(access_chat(request.auth.user, chat_id))))
 
 
 @person.post(

@@ -97,9 +97,20 @@ def sent_as(message: PeerMessage) -> str:
 
 def trail(message: PeerMessage) -> str:
     """How it got where it is, from the data: a message to an idle chat is woken and
-    delivered within a second, and the card says so rather than seeming born Delivered."""
+    delivered within a second, and the card says so rather than seeming born Delivered.
+    One a failed or stopped turn gave back says so (its note; peers.actions.give_back)."""
+    went_back = message.note and message.state != PeerMessage.State.NOT_DELIVERED
     if message.delivered_at is None:
-        return ""
+        if not (went_back and message.is_waiting):
+            return ""
+        sent, back = clock(message.created_at), clock(message.state_changed_at)
+        return f"Sent {sent}, delivered, then went back {back}: {message.note}"
+    if went_back:
+        return f"{delivered_trail(message)}; it had gone back before: {message.note}"
+    return delivered_trail(message)
+
+
+def delivered_trail(message: PeerMessage) -> str:
     seconds = (message.delivered_at - message.created_at).total_seconds()
     took = f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.0f} min"
     woke = f"woke {message.to_chat.name}, then " if message.woke and message.to_chat else ""
@@ -141,7 +152,9 @@ class PeerGroup:
 
     @property
     def count(self) -> int:
-        return len(self.cards) + sum(1 for card in self.cards if card.answer)
+        # One answer shared by a sender's batch counts once.
+        answers = {card.answer.message.pk for card in self.cards if card.answer}
+        return len(self.cards) + len(answers)
 
 
 def group_cards(chat: Chat, messages: list[PeerMessage]) -> list[PeerGroup]:

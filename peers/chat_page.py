@@ -14,8 +14,8 @@ from django_htmx.http import trigger_client_event
 
 from chats import views as chat_views
 from chats.models import Chat
-from chats.refusals import Refusal
 from chats.views import PromptForm, chat_or_404
+from kernel.refusals import Refusal
 from peers.actions import check_connect_chats, check_send_as_person, do_set_peers
 from peers.cards import RELATED, YOU, attach_cards, card_for, group_cards
 from peers.limits import current_limits

@@ -47,11 +47,17 @@ def asks_for_you(user) -> list[PeerMessage]:
     )
 
 
+# A live part of chats' pages refetched with htmx carries the title count out of band;
+# chats sits below peers, so its templates include it by this name, never by peers' own.
+TITLE_COUNT_TEMPLATE = "peers/_title_count.html"
+
+
 def peer_counts(request: HttpRequest) -> dict:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"held_for_you": 0, "waiting_counts": {}, "asks_for_you": []}
     return {
+        "title_count_template": TITLE_COUNT_TEMPLATE,
         "held_for_you": SimpleLazyObject(lambda: held_for_you_count(user)),
         "waiting_counts": SimpleLazyObject(lambda: waiting_counts(user)),
         "asks_for_you": SimpleLazyObject(lambda: asks_for_you(user)),

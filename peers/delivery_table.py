@@ -63,6 +63,22 @@ BY_STATUS = {
 }
 
 
+# Outside stays outside: a turn whose final text goes back to the chat's origin
+# (Turn.answers_origin) never takes a peer message — not between its steps, not as it
+# finishes, not with its prompt, not from its inbox. What comes meanwhile waits
+# behind it and gets a turn of its own, whose answer stays in Crosstalk.
+def takes_peer_messages(turn: Turn | None) -> bool:
+    return turn is None or not turn.answers_origin
+
+
+def answering_origin(chat: Chat) -> bool:
+    """Is a turn answering the chat's origin running now? Asked of the database, not of
+    `chat.status`, which an inbox's long poll read before such a turn started."""
+    if not chat.from_outside:
+        return False  # only outside chats have such turns: no query for the others
+    return chat.turns.filter(state=Turn.State.RUNNING, trigger=Turn.Trigger.OUTSIDE).exists()
+
+
 def route_for(recipient: Chat | None, *, awaited: bool = False) -> Route:
     """The route of a message sent to `recipient` now."""
     if recipient is None:
@@ -70,6 +86,8 @@ def route_for(recipient: Chat | None, *, awaited: bool = False) -> Route:
     if awaited:
         return AWAITED
     if recipient.status == Status.RUNNING:
+        if answering_origin(recipient):
+            return BEHIND_TURN
         return NEXT_STEP if agent_kinds.takes(recipient.agent).between_steps else BEHIND_TURN
     if recipient.status == Status.IDLE and not agent_kinds.can_be_woken(
         recipient.agent, recipient.folder

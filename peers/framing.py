@@ -62,12 +62,23 @@ def preamble(message: PeerMessage) -> str:
         lines.append(
             f'It answers your message {message.reply_to_id}: "{escape(start, quote=False)}"'
         )
+    lines.append(how_to_answer(message))
+    return "\n".join(line for line in lines if line)
+
+
+def how_to_answer(message: PeerMessage) -> str:
+    """Never a tool the chat cannot use: a chat started from outside gets none."""
+    if message.to_chat is not None and message.to_chat.from_outside:
+        return (
+            "This chat was started from outside: it has no tools to list, read or message "
+            "other chats, and what you answer here stays in Crosstalk for your person."
+        )
     if message.from_chat:
-        lines.append(
+        return (
             f'To answer, call MessageChat with to="{attr(message.from_chat_id)}" '
             f'and replyTo="{attr(message.id)}".'
         )
-    return "\n".join(lines)
+    return ""
 
 
 def frame_all(messages: list[PeerMessage]) -> str:

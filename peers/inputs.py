@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
-from chats.inputs import Input, parse
+from kernel.inputs import Input, parse
 
 __all__ = [
     "ConnectInput",

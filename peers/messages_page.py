@@ -9,9 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from chats.refusals import Refusal
 from chats.selectors import account_chats
 from chats.views import chat_or_404
+from kernel.refusals import Refusal
 from peers.inputs import MessageSearch
 from peers.models import PeerMessage
 from peers.selectors import find_messages

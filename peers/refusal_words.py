@@ -1,13 +1,14 @@
 """A refusal as the person reads it: plain words, no code. REST and MCP keep the code
 and the sentence written for the agent (which may say "ask the person")."""
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 
 # A refusal's code in a few words (the activity log, the pages, the demo agent).
 REFUSED = {
     "no_chat": "there is no such chat",
     "not_yourself": "a chat cannot message itself",
     "outside_origin": "a chat started from outside cannot send",
+    "outside_chat": "a chat started from outside cannot be connected or written as",
     "not_reachable": "the other chat has messaging off or has not run lately",
     "empty_message": "the message was empty",
     "message_too_long": "the message was too long",

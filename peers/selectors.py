@@ -7,9 +7,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chats.models import Chat
-from chats.refusals import Refusal
 from chats.selectors import access_chat, account_chats
-from peers.delivery_table import HELD, route_for
+from kernel.refusals import Refusal
+from peers.delivery_table import HELD, answering_origin, route_for
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
 from peers.search import search
@@ -91,13 +91,14 @@ def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
     return (
         waiting.filter(to_chat=chat)
         .exclude(awaited)
-        .select_related("from_chat", "reply_to")
+        .select_related("from_chat", "to_chat", "reply_to")
         .order_by("created_at", "id")
     )
 
 
 def inbox(chat: Chat) -> list[PeerMessage]:
-    return list(waiting_for_delivery(chat))
+    # A turn answering the chat's origin reads no peer message (delivery_table).
+    return [] if answering_origin(chat) else list(waiting_for_delivery(chat))
 
 
 def messages_of_chat(user, chat: Chat):

@@ -89,7 +89,7 @@ def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
 
 
 def replay_message(shape, result: str) -> tuple[int, dict] | None:
-    """A keyed send's answer rebuilt from the message it committed (chats.idempotency)."""
+    """A keyed send's answer rebuilt from the message it committed (kernel.idempotency)."""
     kind, _, pk = result.partition(":")
     message = PeerMessage.objects.filter(pk=pk).first() if kind == "message" else None
     return (201, shape(message)) if message is not None else None

@@ -14,12 +14,13 @@ from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
 from chats.models import Chat
-from chats.refusals import Refusal
 from chats.selectors import account_chats
 from chats.views import chat_or_404
+from kernel.refusals import Refusal
 from peers.actions import check_cancel_message, check_stop_chat
+from peers.cards import card_for
 from peers.chat_page import after_chat_change, refused
-from peers.models import Activity
+from peers.models import Activity, PeerMessage
 from peers.refusal_words import for_person
 from peers.selectors import access_message, account_activity
 
@@ -33,14 +34,31 @@ def stop_chat(request: HttpRequest, chat_id: str) -> HttpResponse:
     return after_chat_change(request, chat)
 
 
-@login_required
-@require_POST
-def cancel_message(request: HttpRequest, chat_id: str, message_id: str) -> HttpResponse:
-    """A card's or the tab's Cancel; answers the button's slot (empty, or the refusal)."""
-    chat = chat_or_404(request, chat_id)
+def message_of_chat_or_404(request: HttpRequest, chat: Chat, message_id: str) -> PeerMessage:
+    """A message of this account to or from `chat`; any other answers like a missing one."""
     message = access_message(request.user, message_id)
     if message is None or chat.pk not in (message.from_chat_id, message.to_chat_id):
         raise Http404("No such message.")
+    return message
+
+
+@login_required
+@require_safe
+def sent_status(request: HttpRequest, chat_id: str, message_id: str) -> HttpResponse:
+    """The Send form's status line alone: what it refetches on every hint and resync."""
+    chat = chat_or_404(request, chat_id)
+    message = message_of_chat_or_404(request, chat, message_id)
+    context = {"chat": chat, "sent": card_for(message, chat)}
+    return render(request, "peers/_sent.html", context)
+
+
+@login_required
+@require_POST
+def cancel_message(request: HttpRequest, chat_id: str, message_id: str) -> HttpResponse:
+    """A card's, the tab's or the Send form's Cancel; answers the button's slot (empty,
+    or the refusal)."""
+    chat = chat_or_404(request, chat_id)
+    message = message_of_chat_or_404(request, chat, message_id)
     try:
         check_cancel_message(request.user, message_id=message.pk)
     except Refusal as refusal:

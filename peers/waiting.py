@@ -17,8 +17,8 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from chats import events
 from chats.models import Chat
+from kernel import events
 from peers import actions
 from peers.actions.record import HOPELESS
 from peers.models import PeerMessage

@@ -3,9 +3,9 @@
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -13,8 +13,9 @@ from django.conf import settings
 from django.db import connections
 from django.test import Client
 
-from accounts.actions import do_allow_runners, do_create_api_token
+from accounts.actions import do_allow_runners, do_create_api_token, do_lend_logins
 from accounts.models import User
+from chats import folders
 from chats.actions import check_create_chat
 from chats.inputs import ChatCreate
 from chats.runners import runs_on_server
@@ -47,6 +48,7 @@ SLOW_FIRST = (
     "tests/e2e/",
     "tests/api/test_fuzz",
     "tests/reliability/",
+    "tests/test_bench_quick",
     "tests/peers/test_mcp_live",
     "tests/peers/test_admin_browser",
     "tests/origins/test_a2a",
@@ -134,6 +136,28 @@ def stand_in_clis(monkeypatch, tmp_path_factory, settings):
     shutil.rmtree(agents, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def agent_folders(settings, tmp_path_factory) -> Path:
+    """Working folders lie inside <root>/<username>/ (chats.folders): each test has a root
+    of its own, set as an operator sets AGENT_FOLDERS."""
+    root = Path(os.path.realpath(tmp_path_factory.mktemp("folders")))
+    settings.AGENT_FOLDERS = [root]
+    return root
+
+
+def own_folder(user, name: str = "work") -> Path:
+    """A folder of the account's own, made: <root>/<username>/<name>."""
+    folder = Path(folders.roots()[0], user.get_username(), name)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def workdir(owner) -> Path:
+    """The owner's working folder for hosted and command chats: <root>/alice/work."""
+    return own_folder(owner)
+
+
 @pytest.fixture
 def redis_server():
     """A private redis-server of the test's own on a free port, for tests that stop it
@@ -146,9 +170,11 @@ def redis_server():
 
 def make_chat(user, name: str, **fields):
     if fields.get("agent") in CLI_BINS:
-        fields.setdefault("folder", tempfile.gettempdir())
+        fields.setdefault("folder", str(own_folder(user)))
     if runs_on_server(fields.get("agent", "demo"), fields.get("folder", "")):
         do_allow_runners(user, allowed=True)  # hosted and command chats need agents.run_hosted
+    if fields.get("agent") in CLI_BINS and fields["folder"]:
+        do_lend_logins(user, lent=True)  # the test's operator's model logins (the fake's key)
     chat, key = check_create_chat(user, spec=ChatCreate(name=name, **fields))
     chat.agent_key = key
     return chat

@@ -8,7 +8,7 @@ from xdist.scheduler import LoadFileScheduling
 
 # Long modules whose parametrized tests may run on any worker; each worker that runs
 # some starts the module's server for itself.
-SPREAD = ("tests/agentcli/test_attach_clis.py",)
+SPREAD = ("tests/agentcli/test_attach_clis.py", "tests/test_bench_quick.py")
 
 
 class ModuleScheduling(LoadFileScheduling):

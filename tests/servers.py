@@ -27,7 +27,7 @@ def private_root() -> Path:
     """Where live-site tests keep the CLIs' generated settings: var/ of the checkout,
     unless a folder above it may be written by others (a clone under /tmp), which
     makes Gemini skip a settings file; then a folder of the user's own."""
-    from crosstalk.env import private_dir
+    from kernel.env import private_dir
 
     fallback = Path.home() / ".cache" / "crosstalk" / "test-sites"
     root = private_dir("CROSSTALK_TEST_SITES", ROOT / "var", fallback)
@@ -67,26 +67,34 @@ def manage(env: dict[str, str], *args: str) -> str:
 
 PEOPLE = """
 import json
-from accounts.actions import do_allow_runners, do_create_api_token
+from accounts.actions import do_allow_runners, do_create_api_token, do_lend_logins
 from accounts.models import User
 made = {{}}
 for name in {names!r}:
     user = User.objects.create_user(name, password={password!r})
     if {runners!r}:
         do_allow_runners(user, allowed=True)
+    if {lend!r}:
+        do_lend_logins(user, lent=True)
     made[name] = do_create_api_token(user, name="tests")[1]
 print(json.dumps(made))
 """
 
 
 def make_people(
-    env: dict[str, str], names: list[str], password: str, *, runners: bool = False
+    env: dict[str, str],
+    names: list[str],
+    password: str,
+    *,
+    runners: bool = False,
+    lend: bool = False,
 ) -> dict[str, str]:
     """Accounts with this password on env's database (allowed to run hosted agents with
-    `runners`), and an API token of each (name → token): what `create_api_token NAME
-    --create-user --password` and `allow_runners NAME` make, for many names in one
-    process instead of a process (0.45 s of CPU) for each step of each."""
-    code = PEOPLE.format(names=names, password=password, runners=runners)
+    `runners`, lent the operator's model logins with `lend`), and an API token of each
+    (name → token): what `create_api_token NAME --create-user --password`, `allow_runners
+    NAME` and `lend_logins NAME` make, for many names in one process instead of a process
+    (0.45 s of CPU) for each step of each."""
+    code = PEOPLE.format(names=names, password=password, runners=runners, lend=lend)
     return json.loads(manage(env, "shell", "-c", code).strip().splitlines()[-1])
 
 
@@ -163,7 +171,7 @@ def stop_server(server: subprocess.Popen) -> None:
 
 
 class Crosstalk:
-    """A live server and the REST calls made to it (the attach tests, bench.between_steps)."""
+    """A live server and the REST calls made to it (the attach tests)."""
 
     def __init__(self, url: str, env: dict, token: str, user: str = ""):
         self.url, self.env, self.token, self.user = url, env, token, user

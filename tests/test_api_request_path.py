@@ -29,7 +29,7 @@ SECURITY_HEADERS = (
 # A cookie never authenticates an API call; CSRF still guards what one does -----------
 
 
-def test_every_api_operation_takes_only_a_bearer_secret():
+def test_it_every_api_operation_takes_only_a_bearer_secret():
     """So the browser middleware has nothing to do for an API call without a cookie."""
     schema = api.get_openapi_schema()
     schemes = schema["components"]["securitySchemes"]
@@ -39,7 +39,7 @@ def test_every_api_operation_takes_only_a_bearer_secret():
             assert operation.get("security"), f"{method.upper()} {path} takes no bearer secret"
 
 
-def test_a_session_cookie_does_not_authenticate_an_api_post(owner, other_chat):
+def test_it_a_session_cookie_does_not_authenticate_an_api_post(owner, other_chat):
     client = Client(enforce_csrf_checks=True)
     client.force_login(owner)
     body = json.dumps({"to_chat": str(other_chat.pk), "text": "from a forged form"})
@@ -50,7 +50,7 @@ def test_a_session_cookie_does_not_authenticate_an_api_post(owner, other_chat):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_csrf_still_refuses_a_cookie_post_without_its_token_under_asgi(owner):
+def test_it_csrf_still_refuses_a_cookie_post_without_its_token_under_asgi(owner):
     async def post():
         client = AsyncClient(enforce_csrf_checks=True)
         await client.aforce_login(owner)
@@ -61,7 +61,7 @@ def test_csrf_still_refuses_a_cookie_post_without_its_token_under_asgi(owner):
     assert not ApiToken.objects.exists()
 
 
-def test_only_an_api_request_with_a_bearer_secret_and_no_cookie_passes_them_by():
+def test_it_only_an_api_request_with_a_bearer_secret_and_no_cookie_passes_them_by():
     factory = RequestFactory()
     bearer = {"HTTP_AUTHORIZATION": "Bearer cak_x"}
     assert bearer_without_cookies(factory.post("/api/v1/agent/messages", **bearer))
@@ -144,7 +144,7 @@ def send_body(to, n: int) -> bytes:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_agent_send_goes_to_a_thread_four_times_and_starts_none(
+def test_it_an_agent_send_goes_to_a_thread_four_times_and_starts_none(
     chat, other_chat, trips, started_threads
 ):
     reachable(chat, other_chat)
@@ -175,7 +175,7 @@ def test_an_agent_send_goes_to_a_thread_four_times_and_starts_none(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_cookie_request_still_goes_through_the_browser_middleware(chat, other_chat, trips):
+def test_it_a_cookie_request_still_goes_through_the_browser_middleware(chat, other_chat, trips):
     reachable(chat, other_chat)
     app = PooledThreadsASGIHandler(RequestThreads())
     headers = [
@@ -194,7 +194,7 @@ def test_a_cookie_request_still_goes_through_the_browser_middleware(chat, other_
 # The pool of request threads -----------------------------------------------------------
 
 
-def test_a_thread_is_lent_again_only_once_its_work_has_run():
+def test_it_a_thread_is_lent_again_only_once_its_work_has_run():
     threads = RequestThreads(keep=2)
     busy = threads.lend()
     release = threading.Event()
@@ -211,7 +211,7 @@ def test_a_thread_is_lent_again_only_once_its_work_has_run():
         executor.shutdown()
 
 
-def test_threads_past_the_kept_number_are_let_go():
+def test_it_threads_past_the_kept_number_are_let_go():
     threads = RequestThreads(keep=1)
     first, second = threads.lend(), threads.lend()
     threads.give_back(first)

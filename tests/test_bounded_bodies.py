@@ -81,7 +81,7 @@ def declared(port: int, path: str, length: int) -> tuple[int, dict[str, str], by
 
 
 @pytest.mark.parametrize("path", ["/api/v1/messages", "/mcp", "/api/v1"])
-def test_a_declared_oversized_body_gets_json_413_unread(site, path):
+def test_it_a_declared_oversized_body_gets_json_413_unread(site, path):
     _, port, _ = site
     status, headers, body = declared(port, path, 200 * MB)
     assert status == 413
@@ -89,7 +89,7 @@ def test_a_declared_oversized_body_gets_json_413_unread(site, path):
     assert json.loads(body)["code"] == "too_large"
 
 
-def test_elsewhere_it_gets_a_plain_413_page(site):
+def test_it_elsewhere_it_gets_a_plain_413_page(site):
     _, port, _ = site
     status, headers, body = declared(port, "/accounts/login/", LIMIT + 1)
     assert status == 413
@@ -109,7 +109,7 @@ def stream_chunked(sock: socket.socket, total: int) -> None:
         pass
 
 
-def test_an_oversized_chunked_body_gets_413(site):
+def test_it_an_oversized_chunked_body_gets_413(site):
     _, port, token = site
     with connect(port) as sock:
         head = request_head(
@@ -125,7 +125,7 @@ def test_an_oversized_chunked_body_gets_413(site):
     assert json.loads(body)["code"] == "too_large"
 
 
-def test_a_broken_multipart_body_under_the_api_gets_json_400(site):
+def test_it_a_broken_multipart_body_under_the_api_gets_json_400(site):
     _, port, token = site
     body = b"garbage, not multipart at all"  # Twisted itself answered this an empty 400
     with connect(port) as sock:
@@ -177,7 +177,7 @@ def upload(port: int, *, chunked: bool) -> None:
             pass
 
 
-def test_three_100_mb_uploads_at_once_leave_memory_and_pages_alone(site):
+def test_it_three_100_mb_uploads_at_once_leave_memory_and_pages_alone(site):
     server, port, _ = site
     for _ in range(3):
         page_seconds(port)  # warm

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("path", ["/accounts/login/", "/chats/", "/api/v1/chats", "/nowhere/"])
-def test_every_answer_carries_the_headers(client, db, path):
+def test_it_every_answer_carries_the_headers(client, db, path):
     response = client.get(path)
     policy = response["Content-Security-Policy"]
     assert "default-src 'self'" in policy
@@ -23,7 +23,7 @@ def test_every_answer_carries_the_headers(client, db, path):
     assert response["X-Frame-Options"] == "DENY"
 
 
-def test_pages_have_no_inline_script_or_style(owner_client, chat):
+def test_it_pages_have_no_inline_script_or_style(owner_client, chat):
     for path in ["/chats/", f"/chats/{chat.pk}/", "/settings/", "/activity/"]:
         page = owner_client.get(path).text
         assert "<style" not in page and ' style="' not in page, path
@@ -46,7 +46,7 @@ def settings_under(**variables: str) -> dict:
     return json.loads(done.stdout)
 
 
-def test_https_turns_on_secure_cookies_hsts_and_the_proxy_header():
+def test_it_https_turns_on_secure_cookies_hsts_and_the_proxy_header():
     plain = settings_under()
     assert plain["SESSION_COOKIE_SECURE"] is False
     assert plain["CSRF_COOKIE_SECURE"] is False
@@ -62,7 +62,7 @@ def test_https_turns_on_secure_cookies_hsts_and_the_proxy_header():
     assert settings_under(HTTPS="1", SSL_REDIRECT="1")["SECURE_SSL_REDIRECT"] is True
 
 
-def test_behind_the_tls_proxy_cookies_are_secure_and_hsts_is_sent(client, owner, settings):
+def test_it_behind_the_tls_proxy_cookies_are_secure_and_hsts_is_sent(client, owner, settings):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = True
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     settings.SECURE_HSTS_SECONDS = 31536000
@@ -76,7 +76,7 @@ def test_behind_the_tls_proxy_cookies_are_secure_and_hsts_is_sent(client, owner,
     assert response["Strict-Transport-Security"] == "max-age=31536000"
 
 
-def test_serve_takes_the_clients_address_from_the_proxy_only_when_told(settings):
+def test_it_serve_takes_the_clients_address_from_the_proxy_only_when_told(settings):
     from crosstalk.management.commands.serve import Command
 
     settings.PROXY_ADDRESS_HEADER = "X-Real-IP"

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from crosstalk import env
+from kernel import env
 
 
 def refused(name: str):
@@ -33,7 +33,7 @@ def test_it_refuses_a_bad_database_url(monkeypatch, tmp_path, url):
 def test_it_defaults_to_sqlite_under_var(monkeypatch, tmp_path):
     monkeypatch.delenv("DATABASE_URL", raising=False)
     config = env.database(tmp_path / "var")
-    assert config["ENGINE"] == "crosstalk.sqlite"  # Django's, writers in line
+    assert config["ENGINE"] == "kernel.sqlite"  # Django's, writers in line
     assert config["NAME"] == tmp_path / "var" / "db.sqlite3"
     assert (tmp_path / "var").is_dir()
 
@@ -61,7 +61,7 @@ def test_it_reads_a_postgres_url(monkeypatch, tmp_path, scheme):
     assert config["OPTIONS"]["prepare_threshold"] == env.PREPARE_AFTER
 
 
-def test_prepared_statements_can_be_turned_off_for_a_transaction_pooler(monkeypatch, tmp_path):
+def test_it_prepared_statements_can_be_turned_off_for_a_transaction_pooler(monkeypatch, tmp_path):
     url = "postgres://me@pgbouncer:6432/crosstalk?prepared_statements=off&sslmode=require"
     monkeypatch.setenv("DATABASE_URL", url)
     options = env.database(tmp_path)["OPTIONS"]
@@ -83,13 +83,13 @@ def test_it_refuses_a_bad_redis_url(monkeypatch, url):
 
 def test_it_uses_the_in_memory_layer_without_redis(monkeypatch):
     monkeypatch.delenv("REDIS_URL", raising=False)
-    assert env.channel_layer()["BACKEND"] == "chats.layers.InProcessLayer"
+    assert env.channel_layer()["BACKEND"] == "kernel.layers.InProcessLayer"
 
 
 def test_it_reads_a_redis_url(monkeypatch):
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/2")
     config = env.channel_layer()
-    assert config["BACKEND"] == "chats.redis_layer.RedisHintsLayer"
+    assert config["BACKEND"] == "kernel.redis_layer.RedisHintsLayer"
     assert config["CONFIG"]["hosts"][0]["address"] == "redis://127.0.0.1:6379/2"
 
 
@@ -156,7 +156,7 @@ def test_it_generates_a_secret_key_once(monkeypatch, tmp_path):
     assert (tmp_path / "var" / "secret_key").stat().st_mode & 0o077 == 0
 
 
-def test_agent_folders_are_absolute_roots_resolved(monkeypatch, tmp_path):
+def test_it_agent_folders_are_absolute_roots_resolved(monkeypatch, tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
     monkeypatch.setenv("AGENT_FOLDERS", f"{tmp_path / 'link'}: :/srv/agents")
@@ -166,7 +166,7 @@ def test_agent_folders_are_absolute_roots_resolved(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("value", ["relative/folder", "/srv:repos", "-rf"])
-def test_agent_folders_refuses_a_relative_root(monkeypatch, value):
+def test_it_agent_folders_refuses_a_relative_root(monkeypatch, value):
     monkeypatch.setenv("AGENT_FOLDERS", value)
     with refused("AGENT_FOLDERS"):
         env.env_paths("AGENT_FOLDERS")
@@ -194,3 +194,47 @@ def test_it_reads_and_refuses_a_sandbox(monkeypatch):
     monkeypatch.setenv("AGENT_SANDBOX", "docker")
     with refused("AGENT_SANDBOX"):
         env.env_choice("AGENT_SANDBOX", "none", {"none", "bwrap"})
+
+
+def test_it_reads_the_public_url_without_its_trailing_slash(monkeypatch):
+    monkeypatch.setenv("CROSSTALK_PUBLIC_URL", " https://crosstalk.example.com/ ")
+    assert env.env_url("CROSSTALK_PUBLIC_URL") == "https://crosstalk.example.com"
+    monkeypatch.delenv("CROSSTALK_PUBLIC_URL")
+    assert env.env_url("CROSSTALK_PUBLIC_URL") == ""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "crosstalk.example.com",
+        "ftp://crosstalk.example.com",
+        "https://",
+        "https://example.com:port",
+        "https://example.com/?x=1",
+        "https://me:pw@example.com",
+    ],
+)
+def test_it_refuses_a_public_url_that_is_not_a_base_url(monkeypatch, raw):
+    monkeypatch.setenv("CROSSTALK_PUBLIC_URL", raw)
+    with refused("CROSSTALK_PUBLIC_URL"):
+        env.env_url("CROSSTALK_PUBLIC_URL")
+
+
+def test_it_reads_the_loopback_ports_the_jail_may_reach(monkeypatch):
+    monkeypatch.delenv("AGENT_NET_ALLOW", raising=False)
+    assert env.env_loopback_ports("AGENT_NET_ALLOW") == []
+    monkeypatch.setenv("AGENT_NET_ALLOW", " 127.0.0.1:11434, [::1]:8080,LOCALHOST:9000 ")
+    assert env.env_loopback_ports("AGENT_NET_ALLOW") == [
+        ("127.0.0.1", 11434),
+        ("::1", 8080),
+        ("localhost", 9000),
+    ]
+
+
+@pytest.mark.parametrize(
+    "raw", ["10.0.0.5:11434", "127.0.0.1", "127.0.0.1:0", "::1:8080", "localhost:http", ":80"]
+)
+def test_it_refuses_what_is_not_a_loopback_port(monkeypatch, raw):
+    monkeypatch.setenv("AGENT_NET_ALLOW", raw)
+    with refused("AGENT_NET_ALLOW"):
+        env.env_loopback_ports("AGENT_NET_ALLOW")

@@ -1,4 +1,4 @@
-"""crosstalk.sqlite: a process's writers wait in line for the write lock, and whatever
+"""kernel.sqlite: a process's writers wait in line for the write lock, and whatever
 ends a transaction (commit, an error inside it, a closed connection) lets the next in."""
 
 import threading
@@ -7,7 +7,7 @@ import pytest
 from django.db import connection, transaction
 
 from accounts.models import User
-from crosstalk.sqlite.base import writer_lock
+from kernel.sqlite.base import writer_lock
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -19,7 +19,7 @@ def lock():
     return writer_lock(connection.settings_dict["NAME"])
 
 
-def test_a_transaction_holds_the_lock_until_it_commits():
+def test_it_a_transaction_holds_the_lock_until_it_commits():
     assert not lock().locked()
     with transaction.atomic():
         User.objects.create(username="first")
@@ -30,7 +30,7 @@ def test_a_transaction_holds_the_lock_until_it_commits():
     assert User.objects.count() == 2
 
 
-def test_an_error_inside_lets_go_and_writes_nothing():
+def test_it_an_error_inside_lets_go_and_writes_nothing():
     with pytest.raises(RuntimeError), transaction.atomic():
         User.objects.create(username="doomed")
         raise RuntimeError("halfway")
@@ -39,7 +39,7 @@ def test_an_error_inside_lets_go_and_writes_nothing():
     assert not User.objects.filter(username="doomed").exists()
 
 
-def test_a_second_thread_writes_once_the_first_has_committed():
+def test_it_a_second_thread_writes_once_the_first_has_committed():
     inside, done = threading.Event(), []
 
     def second() -> None:
@@ -62,7 +62,7 @@ def test_a_second_thread_writes_once_the_first_has_committed():
     assert not lock().locked()
 
 
-def test_a_write_outside_a_transaction_waits_in_line_not_in_sqlites_busy_handler():
+def test_it_a_write_outside_a_transaction_waits_in_line_not_in_sqlites_busy_handler():
     """A save() with no atomic block around it (an UPDATE on its own) waits for the lock
     too. Its connection gives SQLite's busy handler no time at all, so had it gone
     to the database while the first writer held it, it would fail with "locked"."""
@@ -92,7 +92,7 @@ def test_a_write_outside_a_transaction_waits_in_line_not_in_sqlites_busy_handler
     assert not lock().locked()
 
 
-def test_a_connection_closed_inside_a_transaction_lets_go_and_keeps_nothing():
+def test_it_a_connection_closed_inside_a_transaction_lets_go_and_keeps_nothing():
     with transaction.atomic():
         User.objects.create(username="cut")
         connection.close()  # as a connection lost halfway would be

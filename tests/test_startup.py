@@ -26,14 +26,14 @@ def top_modules_after(setup: str) -> set[str]:
     return {name.split(".")[0] for name in json.loads(done.stdout)}
 
 
-def test_setting_django_up_loads_neither_daphne_nor_twisted():
+def test_it_setting_django_up_loads_neither_daphne_nor_twisted():
     loaded = top_modules_after("django; django.setup(); import peers.models")
 
     assert "django" in loaded and "peers" in loaded
     assert not loaded & {"daphne", "twisted", "autobahn"}
 
 
-def test_the_server_application_loads_the_mcp_and_a2a_sdks_on_first_use_only():
+def test_it_the_server_application_loads_the_mcp_and_a2a_sdks_on_first_use_only():
     loaded = top_modules_after("crosstalk.asgi")
 
     assert {"channels", "peers", "origins"} <= loaded

@@ -3,18 +3,10 @@
 from dataclasses import dataclass, field
 
 from agents.dbthread import in_db_thread
+from chats import agent_kinds
 from chats.actions import turn_is_running
-from chats.agent_kinds import Takes
 from chats.models import Chat, Turn
 from peers.models import PeerMessage
-
-
-class AgentUnavailable(Exception):
-    """The agent could not start at all: its messages were never handed over."""
-
-
-class AgentFailed(Exception):
-    """The agent started and failed; the message is the one line the person sees."""
 
 
 class TurnStopped(Exception):
@@ -40,6 +32,9 @@ class TurnContext:
     input: str
     said: list[str] = field(default_factory=list)
     background_steps: int = 0
+    # The working folder as resolved when the turn started ("": none): the process runs
+    # there, not wherever the chat's stored path leads by the time it starts.
+    folder: str = ""
 
     def say(self, line: str) -> None:
         self.said.append(line)
@@ -54,15 +49,23 @@ class TurnContext:
 
 
 class Adapter:
-    # What a running turn of this kind takes: between its steps, as it finishes.
-    takes = Takes()
-    # The permission modes a chat of this kind may take and the one blank means;
-    # chats refuses any other at creation (chats.agent_kinds.why_mode_refused).
+    kind = ""
+    # What a running turn of this kind takes (between its steps), its permission modes and
+    # the one blank means: read from chats' table of kinds (chats.agent_kinds), which
+    # chats routes and validates by, when the subclass is defined.
+    takes = agent_kinds.BETWEEN_TURNS_ONLY
     permission_modes: tuple[str, ...] = ()
     default_permission_mode = ""
     # The runner itself offers messages as the turn finishes (the demo); a CLI's Stop hook
     # does that inside its process, so the runner does not.
     takes_messages_as_finished = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            spec = agent_kinds.of(cls.kind)
+            cls.takes, cls.permission_modes = spec.takes, spec.permission_modes
+            cls.default_permission_mode = spec.default_mode
 
     async def run(self, ctx: TurnContext) -> TurnResult:
         raise NotImplementedError

@@ -2,9 +2,13 @@
 prompt on stdin.
 
 Its stream: `system/init` (session id, MCP servers and their status),
-`system/api_retry` while it retries the model, `assistant` messages (text and
-tool_use blocks), `user` tool results, and one `result` (final text, `is_error`,
-cost). An error result still says `subtype: "success"`: `is_error` is what counts."""
+`system/api_retry` while it retries the model, `stream_event` lines (with
+--include-partial-messages: the model's text as `text_delta` pieces), `assistant`
+messages (each text or tool_use block whole, right after its deltas), `user` tool
+results, and one `result` (final text, `is_error`, cost). An error result still says
+`subtype: "success"`: `is_error` is what counts. A model call it gave up on comes as
+an `assistant` message of its own making (`is_api_error_message`, "API Error: 500 …"):
+not the agent's words, and the `result` after it says `is_error`."""
 
 import os
 
@@ -24,9 +28,8 @@ from agents.adapters.events import (
     json_line,
 )
 from agents.attach import claude_code as attach_claude_code
-from chats.agent_kinds import Takes
+from agents.hooks.clis import CLIS as HOOK_CLIS
 from chats.models import Chat
-from peers.hooks.clis import CLIS as HOOK_CLIS
 
 BYPASS_MODES = {"bypassPermissions"}
 # An MCP server still connecting is not missing (yet); any other status but connected is.
@@ -35,8 +38,6 @@ MCP_FINE = {"connected", "pending"}
 
 class ClaudeCodeAgent(CliAdapter):
     kind = Chat.Agent.CLAUDE_CODE
-    program = "claude"
-    bin_variable = "CLAUDE_BIN"
     session_gone = "No conversation found with session ID"
     model_url_variable = "ANTHROPIC_BASE_URL"
     default_model_host = "api.anthropic.com"
@@ -46,10 +47,7 @@ class ClaudeCodeAgent(CliAdapter):
         "MAX_THINKING_TOKENS", "MAX_MCP_OUTPUT_TOKENS", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT",
         "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS",
     )  # fmt: skip
-    takes = Takes(between_steps=True, runs_without_folder=False)
-    permission_modes = ("default", "acceptEdits", "plan", "bypassPermissions")
-    default_permission_mode = "default"
-    # Its attach files (agents.attach) and its hooks' event names and answers (peers.hooks).
+    # Its attach files (agents.attach) and its hooks' event names and answers (agents.hooks).
     attach = attach_claude_code
     hooks = HOOK_CLIS["claude-code"]
 
@@ -91,6 +89,10 @@ def parse_claude_line(line: str) -> list[Event]:
         return init_events(data)
     if kind == "system" and data.get("subtype") == "api_retry":
         return [Trouble(f"claude is retrying the model: {retry_text(data)}", retrying=True)]
+    if kind == "stream_event":
+        return stream_events(data)
+    if kind == "assistant" and data.get("is_api_error_message"):
+        return [api_error(data)]
     if kind == "assistant":
         return message_events(data.get("message") or {})
     if kind == "user":
@@ -118,9 +120,33 @@ def init_events(data: dict) -> list[Event]:
 
 
 def retry_text(data: dict) -> str:
-    error = data.get("error") or data.get("error_status") or "no answer"
-    attempt, most = data.get("attempt"), data.get("max_retries")
-    return f"{error} (attempt {attempt} of {most})" if attempt and most else str(error)
+    """The error it retries, the same at every attempt: one note counts them."""
+    error, status = data.get("error"), data.get("error_status")
+    said = " ".join(str(part) for part in (error, status) if part) or "no answer"
+    most = data.get("max_retries")
+    return f"{said} (up to {most} retries)" if most else said
+
+
+def stream_events(data: dict) -> list[Event]:
+    """The model's words as they come (a subagent's, with a parent_tool_use_id, are left
+    out: they show whole, as its messages come)."""
+    event = data.get("event") or {}
+    delta = event.get("delta") or {}
+    if data.get("parent_tool_use_id") or event.get("type") != "content_block_delta":
+        return []
+    if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+        return [Said(delta["text"], delta=True)] if delta["text"] else []
+    return []
+
+
+def api_error(data: dict) -> Trouble:
+    """A model call it gave up on: the reason should the turn fail (its `result` says
+    so and the failure shows it), never an answer."""
+    texts = [b.get("text", "") for b in (data.get("message") or {}).get("content") or []]
+    said = " ".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
+    status = data.get("api_error_status")
+    detail = said or (f"API error {status}" if status else str(data.get("error")))
+    return Trouble(f"claude reported an error: {detail}", note=False)
 
 
 def message_events(message: dict) -> list[Event]:

@@ -8,29 +8,24 @@ TURN_STALL_SECONDS.
 Each subclass knows one CLI: its argv, its extra environment, its parser, where
 its model is."""
 
+import asyncio
 import os
-import shutil
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.conf import settings
 
-from agents.adapters.base import (
-    Adapter,
-    AgentFailed,
-    AgentUnavailable,
-    TurnContext,
-    TurnResult,
-    TurnStopped,
-)
+from agents.adapters.base import Adapter, TurnContext, TurnResult, TurnStopped
 from agents.adapters.events import Event
 from agents.adapters.judge import Watchdog, failure_reason, host_of
 from agents.adapters.output import TurnOutput
 from agents.adapters.setup import HostedSetup, chat_folder, hosted_setup
 from agents.attach import AttachConfig
 from agents.dbthread import in_db_thread
+from agents.errors import AgentFailed, AgentUnavailable
 from agents.launch import Launch, build, why_not_launchable
 from agents.process import Ended, ProcessOutcome, ProcessSpec, run_process
+from agents.safe_files import Folder
+from chats import agent_kinds, folders
 from chats.actions import (
     do_add_entry,
     do_issue_turn_key,
@@ -60,25 +55,9 @@ class HostedRun:
     workdir: str
 
 
-def find_program(program: str, variable: str) -> str | None:
-    """The CLI at $VARIABLE, else on PATH; None when neither has it."""
-    configured = os.environ.get(variable, "").strip()
-    if configured:
-        return configured if os.access(configured, os.X_OK) else None
-    return shutil.which(program)
-
-
-def missing_folder(folder: str) -> str | None:
-    """Why this cannot be a chat's working folder, or None."""
-    if not folder:
-        return "the chat has no working folder (set `folder`)"
-    if not Path(folder).is_dir():
-        return f"the working folder {folder} does not exist on this machine"
-    return None
-
-
 class CliAdapter(Adapter):
-    kind = ""
+    # The program and the variable naming its path: chats' table of kinds (chats checks
+    # them when a chat is made, agent_kinds.why_not_ready), read when the subclass is defined.
     program = ""
     bin_variable = ""
     # Where the CLI finds its model: this variable of its environment, else this host.
@@ -96,9 +75,14 @@ class CliAdapter(Adapter):
     config_subfolder = ""
     # Everything else one CLI needs, named here so its adapter is its one home: the
     # module that writes its attach files and hooks (agents.attach.<cli>), and its
-    # hooks' event names, payload and answers (peers.hooks.clis).
+    # hooks' event names, payload and answers (agents.hooks.clis).
     attach = None
     hooks = None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if (spec := agent_kinds.of(cls.kind)).program:
+            cls.program, cls.bin_variable = spec.program, spec.bin_variable
 
     # What a subclass says -------------------------------------------------------
 
@@ -108,7 +92,7 @@ class CliAdapter(Adapter):
     def env(self, run: HostedRun) -> dict[str, str]:
         return {}
 
-    def prepare_home(self, folder: Path, config: AttachConfig, setup: HostedSetup) -> None:
+    def prepare_home(self, folder: Folder, config: AttachConfig, setup: HostedSetup) -> None:
         """Anything more its settings folder needs before the attach files go in."""
 
     def permission_mode(self, chat: Chat) -> str:
@@ -146,58 +130,42 @@ class CliAdapter(Adapter):
             " was moved or cleared): a fresh session starts, without the earlier conversation."
         )
 
-    @classmethod
-    def why_not_ready(cls, *, folder: str, command: str) -> str | None:
-        """Checked when a chat is created: "field: sentence", so a form shows it by the field.
-
-        A chat with a folder is hosted (the runner starts the CLI there); one without
-        is for a session the person runs and attaches themselves: nothing to check."""
-        if not folder:
-            return None
-        if (problem := missing_folder(folder)) is not None:
-            return f"folder: {problem}."
-        if find_program(cls.program, cls.bin_variable) is None:
-            return f"agent: {cls.not_found()}."
-        return None
-
-    @classmethod
-    def not_found(cls) -> str:
-        where = os.environ.get(cls.bin_variable, "").strip()
-        if where:
-            return f"{cls.bin_variable}={where} is not an executable file"
-        return f"`{cls.program}` was not found on PATH (set {cls.bin_variable} to its path)"
-
     def program_name(self, chat: Chat) -> str:
         return self.program
 
-    def workdir(self, chat: Chat) -> str:
-        if (problem := missing_folder(chat.folder)) is not None:
+    def workdir(self, chat: Chat, folder: str) -> str:
+        """`folder`: the chat's, resolved when the turn started (chats.runners)."""
+        if (problem := folders.why_missing(folder)) is not None:
             raise AgentUnavailable(problem)
-        return chat.folder
+        return folder
 
     def binary(self, chat: Chat) -> str:
-        found = find_program(self.program, self.bin_variable)
+        found = agent_kinds.find_program(self.program, self.bin_variable)
         if found is None:
-            raise AgentUnavailable(self.not_found())
+            raise AgentUnavailable(agent_kinds.program_not_found(agent_kinds.of(self.kind)))
         return found
 
     # One turn ----------------------------------------------------------------------
 
     async def run(self, ctx: TurnContext) -> TurnResult:
-        if (problem := why_not_launchable()) is not None:
+        # Its first call in a process runs the jail once (agents.jail_probe): off the loop.
+        if (problem := await asyncio.to_thread(why_not_launchable)) is not None:
             raise AgentUnavailable(problem)
-        binary, workdir = self.binary(ctx.chat), self.workdir(ctx.chat)
+        binary, workdir = self.binary(ctx.chat), self.workdir(ctx.chat, ctx.folder)
         key = await in_db_thread(do_issue_turn_key)(ctx.turn)
         setup = await in_db_thread(hosted_setup)(ctx.chat, self, key=key)
+        for notice in setup.notices:
+            await self.notice(ctx, notice)
         run = HostedRun(ctx.chat, binary, ctx.input, setup, workdir)
         attempt = await self.attempt(ctx, run, key)
         if (note := self.lost_session(ctx.chat, attempt.outcome)) is not None:
-            await in_db_thread(do_add_entry)(
-                ctx.chat, kind=Entry.Kind.NOTICE, text=note, turn=ctx.turn
-            )
+            await self.notice(ctx, note)
             await in_db_thread(do_set_session_id)(ctx.chat, session_id="")
             attempt = await self.attempt(ctx, run, key)
         return self.result(attempt, self.program_name(ctx.chat))
+
+    async def notice(self, ctx: TurnContext, text: str) -> None:
+        await in_db_thread(do_add_entry)(ctx.chat, kind=Entry.Kind.NOTICE, text=text, turn=ctx.turn)
 
     async def attempt(self, ctx: TurnContext, run: HostedRun, key: str) -> Attempt:
         """Run the CLI once (argv from the chat as it is now)."""
@@ -222,6 +190,7 @@ class CliAdapter(Adapter):
             own={**run.setup.env, **self.env(run), **crosstalk},
             stdin=self.stdin(run),
             private=chat_folder(run.chat),
+            withheld=run.setup.logins.withheld,
         )
         return build(launch)
 

@@ -10,7 +10,7 @@ the turn failed is decided by that last event and the exit status."""
 
 import json
 import os
-import shutil
+import re
 import tomllib
 from pathlib import Path
 
@@ -32,13 +32,16 @@ from agents.adapters.judge import host_of
 from agents.adapters.setup import HostedSetup
 from agents.attach import AttachConfig
 from agents.attach import codex as attach_codex
+from agents.hooks.clis import CLIS as HOOK_CLIS
+from agents.logins import TurnLogins
 from agents.process import ProcessOutcome
-from chats.agent_kinds import Takes
+from agents.safe_files import Folder
 from chats.models import Chat
-from peers.hooks.clis import CLIS as HOOK_CLIS
 
 # What it prints while it cannot reach the model (and retries, forever when offline).
 RECONNECTING = "Reconnecting..."
+# Its attempt counter ("Reconnecting... 2/5 (…)").
+ATTEMPT = re.compile(r"^Reconnecting\.\.\. \d+/\d+ ")
 # An error's note is bounded (the reason adds stderr's lines to it).
 NOTE_CHARS = 500
 # On stderr when an MCP server could not be reached (its URL follows).
@@ -47,17 +50,11 @@ MCP_FAILED = "worker quit with fatal"
 
 class CodexAgent(CliAdapter):
     kind = Chat.Agent.CODEX
-    program = "codex"
-    bin_variable = "CODEX_BIN"
     # Its answer to `exec resume` of a thread its CODEX_HOME does not hold (early on stderr).
     session_gone = "no rollout found for thread id"
     model_url_variable = "OPENAI_BASE_URL"
     default_model_host = "api.openai.com"
     providers = ("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*")
-    takes = Takes(between_steps=True, runs_without_folder=False)
-    # Its sandbox: headless, approvals are off and the sandbox is the limit.
-    permission_modes = ("read-only", "workspace-write", "danger-full-access")
-    default_permission_mode = "workspace-write"
     # Its own CODEX_HOME per chat: its sessions live there, so `exec resume` finds them.
     config_subfolder = "codex-home"
     attach = attach_codex
@@ -76,17 +73,22 @@ class CodexAgent(CliAdapter):
             return [run.binary, "exec", "resume", *options, "--", chat.session_id, "-"]
         return [run.binary, "exec", *options, "--", "-"]
 
-    def prepare_home(self, folder: Path, config: AttachConfig, setup: HostedSetup) -> None:
-        setup.env["CODEX_HOME"] = str(folder)
-        seed_codex_home(folder)
+    def prepare_home(self, folder: Folder, config: AttachConfig, setup: HostedSetup) -> None:
+        setup.env["CODEX_HOME"] = str(folder.path)
+        seed_codex_home(folder, setup.logins)
         # Crosstalk's settings go on the command line, above the operator's config.toml.
         setup.argv_extra += codex_overrides(config.files.pop("config.toml", ""))
+        if setup.logins.api_key:
+            setup.argv_extra += codex_overrides(own_provider(setup.logins))
 
     def parse(self, line: str) -> list[Event]:
         return parse_codex_line(line)
 
     def model_host(self, run: HostedRun, env: dict[str, str]) -> str:
-        """Its provider's base_url (the chat's CODEX_HOME/config.toml), else OPENAI_BASE_URL."""
+        """Its provider's base_url (the account's own, or the chat's CODEX_HOME/config.toml),
+        else OPENAI_BASE_URL."""
+        if run.setup.logins.api_key:
+            return host_of(run.setup.logins.base_url or OPENAI_URL, self.default_model_host)
         try:
             config = tomllib.loads((run.setup.folder / "config.toml").read_text())
         except (OSError, ValueError):
@@ -104,24 +106,41 @@ class CodexAgent(CliAdapter):
         return ""
 
 
-# What the operator's own Codex home lends each chat's: its provider settings and login.
+# What the operator's own Codex home lends each chat's, when its logins are lent: its
+# provider settings and its login (the config may name a provider's key, or hold one).
 CODEX_SHARED = ("config.toml", "auth.json")
+# The model provider an account's own API key is used with (OPENAI_API_KEY, its base URL).
+OWN_PROVIDER = "crosstalk-account"
+OPENAI_URL = "https://api.openai.com/v1"
 
 
 def operator_codex_home() -> Path:
     return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
 
 
-def seed_codex_home(home: Path) -> None:
-    """Copy in the operator's config.toml (its model provider) and login, when newer."""
-    own = operator_codex_home()
+def seed_codex_home(home: Folder, logins: TurnLogins) -> None:
+    """Lent: the operator's config.toml and login, copied when newer. Not lent: none of
+    the operator's (any left from an earlier lend go), the account's own login file."""
+    if logins.lent:
+        for name in CODEX_SHARED:
+            home.copy_in(name, operator_codex_home() / name)
+        return
     for name in CODEX_SHARED:
-        source, target = own / name, home / name
-        if not source.is_file() or source.resolve() == target.resolve():
-            continue
-        if not target.exists() or source.stat().st_mtime > target.stat().st_mtime:
-            shutil.copyfile(source, target)
-            target.chmod(0o600)
+        if not (name == "auth.json" and logins.login_file):
+            home.remove(name)
+    if logins.login_file:
+        home.write("auth.json", logins.login_file, newer_than=logins.set_at)
+
+
+def own_provider(logins: TurnLogins) -> str:
+    """The account's key with its base URL, as a Codex provider (Codex ignores
+    OPENAI_BASE_URL): its settings, as TOML for codex_overrides."""
+    url = json.dumps(logins.base_url or OPENAI_URL)
+    return (
+        f'model_provider = "{OWN_PROVIDER}"\n[model_providers.{OWN_PROVIDER}]\n'
+        f'name = "{OWN_PROVIDER}"\nbase_url = {url}\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+    )
 
 
 def codex_overrides(toml: str) -> list[str]:
@@ -156,6 +175,8 @@ def parse_codex_line(line: str) -> list[Event]:
     if kind == "error":
         message = shorten(error_text(data), NOTE_CHARS)
         if message.startswith(RECONNECTING):
+            # Without its attempt counter: each attempt is the same note, counted.
+            message = ATTEMPT.sub(RECONNECTING + " ", message, count=1)
             return [Trouble(f"codex: {message}", retrying=True)]
         return [Trouble(f"codex reported an error: {message}")]
     return []

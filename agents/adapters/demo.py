@@ -10,9 +10,10 @@ import re
 from django.conf import settings
 
 from agents import peer_calls
-from agents.adapters.base import Adapter, AgentFailed, TurnContext, TurnResult
-from chats.agent_kinds import Takes
-from chats.refusals import Refusal
+from agents.adapters.base import Adapter, TurnContext, TurnResult
+from agents.errors import AgentFailed
+from chats.models import Chat
+from kernel.refusals import Refusal
 from peers.models import PeerMessage
 from peers.refusal_words import for_person
 
@@ -48,8 +49,7 @@ def capped(digits: str) -> int:
 
 
 class DemoAgent(Adapter):
-    # Its steps behave like Claude Code's PostToolUse and Stop hooks.
-    takes = Takes(between_steps=True)
+    kind = Chat.Agent.DEMO
     takes_messages_as_finished = True
 
     async def run(self, ctx: TurnContext) -> TurnResult:

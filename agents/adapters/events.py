@@ -62,10 +62,12 @@ class Failure:
 class Trouble:
     """An error the CLI reported on the way, which it may recover from: shown as a note,
     and the reason should the turn end badly. `retrying`: the CLI is waiting for the
-    model again (a reconnect), which is not progress."""
+    model again (a reconnect), which is not progress. `note` False: no note of its own
+    (its final event repeats it, and the turn's failure shows it)."""
 
     message: str
     retrying: bool = False
+    note: bool = True
 
 
 @dataclass(slots=True)

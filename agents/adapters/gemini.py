@@ -8,6 +8,8 @@ message, after which it carries on: a note, not a failure), `result{status}`.
 It reports no final text of its own: the words after its last step are it.
 Whether the turn failed is decided by `result` and the exit status."""
 
+import json
+
 from agents.adapters.cli import CliAdapter, HostedRun
 from agents.adapters.events import (
     Event,
@@ -21,31 +23,30 @@ from agents.adapters.events import (
     json_line,
     shorten,
 )
+from agents.adapters.setup import HostedSetup
+from agents.attach import AttachConfig
 from agents.attach import gemini as attach_gemini
+from agents.attach.common import as_json
+from agents.hooks.clis import CLIS as HOOK_CLIS
 from agents.process import ProcessOutcome
-from chats.agent_kinds import Takes
+from agents.safe_files import Folder
 from chats.models import Chat
-from peers.hooks.clis import CLIS as HOOK_CLIS
 
 # On stderr when it ignores the settings Crosstalk wrote (its tools and hooks with them).
 SETTINGS_SKIPPED = "Skipping system settings file"
+# The settings file Crosstalk writes for a hosted turn (GEMINI_CLI_SYSTEM_SETTINGS_PATH).
+SETTINGS_FILE = "settings.json"
 # A warning's note keeps its first line only (a blocked agent's carries a whole message).
 NOTE_CHARS = 300
 
 
 class GeminiAgent(CliAdapter):
     kind = Chat.Agent.GEMINI
-    program = "gemini"
-    bin_variable = "GEMINI_BIN"
     session_gone = "Error resuming session"
     model_url_variable = "GOOGLE_GEMINI_BASE_URL"
     default_model_host = "generativelanguage.googleapis.com"
     providers = ("GEMINI_*", "GOOGLE_*")
-    takes = Takes(between_steps=True, runs_without_folder=False)
-    # Its approval mode.
-    permission_modes = ("default", "auto_edit", "yolo", "plan")
-    default_permission_mode = "default"
-    # Its attach files (agents.attach) and its hooks' event names and answers (peers.hooks).
+    # Its attach files (agents.attach) and its hooks' event names and answers (agents.hooks).
     attach = attach_gemini
     hooks = HOOK_CLIS["gemini"]
 
@@ -61,6 +62,17 @@ class GeminiAgent(CliAdapter):
         if chat.session_id:
             argv += [f"--resume={chat.session_id}"]
         return argv + run.setup.argv_extra
+
+    def prepare_home(self, folder: Folder, config: AttachConfig, setup: HostedSetup) -> None:
+        """The account's own login: which kind it is goes in the settings Crosstalk writes
+        (the operator's settings.json, which says so for a lent login, is not copied)."""
+        if setup.logins.lent:
+            return
+        auth = "gemini-api-key" if setup.logins.api_key else "oauth-personal"
+        written = json.loads(config.files.get(SETTINGS_FILE, "{}"))
+        written.setdefault("security", {}).setdefault("auth", {})["selectedType"] = auth
+        config.files[SETTINGS_FILE] = as_json(written)
+        setup.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = str(folder.path / SETTINGS_FILE)
 
     def parse(self, line: str) -> list[Event]:
         return parse_gemini_line(line)

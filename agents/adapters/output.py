@@ -1,9 +1,11 @@
 """A CLI turn's events on their way into the conversation, as they come.
 
 Tool calls become one entry each; the agent's words become one answer entry
-that grows; warnings and errors the CLI recovers from become notes. Text deltas
-are coalesced, so a chatty stream costs at most one write per FLUSH_SECONDS;
-every write goes through chats.actions (pushed after commit)."""
+that grows; warnings and errors the CLI recovers from become notes (one repeated
+shows once, counted: chats.actions). Text deltas are coalesced, so a chatty stream
+costs at most one write per FLUSH_SECONDS; a whole message after its deltas
+(Claude's) completes the entry they grew, never a second one. Every write goes
+through chats.actions (pushed after commit)."""
 
 import time
 
@@ -44,7 +46,9 @@ class TurnOutput:
         self.draft: Entry | None = None
         self.text = ""
         self.dirty = False
-        self.after_note = False
+        # The entry takes no more deltas (a note came, or its message came whole): the
+        # next words are a new answer.
+        self.sealed = False
         self.flushed_at = float("-inf")  # the first words show at once, whatever the uptime
 
     @property
@@ -65,14 +69,12 @@ class TurnOutput:
     async def take_one(self, event: Event) -> None:
         match event:
             case Said(text=text, delta=True):
-                if self.after_note:
+                if self.sealed:
                     await self.close_draft()
                 self.text += text
                 self.dirty = True
             case Said(text=text):
-                await self.close_draft()
-                self.text, self.dirty = text, True
-                await self.flush()  # a whole message: shown at once, in its place
+                await self.take_whole(text)
             case ToolCall():
                 await self.close_draft()
                 self.open_tools += 1
@@ -85,6 +87,8 @@ class TurnOutput:
                 self.session_id = session_id
             case Failure(message=message):
                 self.failure = message
+            case Trouble(message=message, note=False):
+                self.trouble = message
             case Trouble(message=message):
                 await self.note_trouble(message)
             case ToolsMissing(reason=reason):
@@ -96,13 +100,21 @@ class TurnOutput:
                 # those before it stay the final text if none come.
                 await self.flush()
                 await self.add(Entry.Kind.NOTICE, text)
-                self.after_note = True
+                self.sealed = True
+
+    async def take_whole(self, text: str) -> None:
+        """A whole message: shown at once, in its place. After the deltas that grew it
+        (Claude streams a block, then sends it whole) it completes their entry."""
+        if self.sealed or not text.strip().startswith(self.text.strip()):
+            await self.close_draft()
+        self.text, self.dirty, self.sealed = text, True, True
+        await self.flush()
 
     async def note_trouble(self, message: str) -> None:
-        """A note for each new error; one retried over and over shows once."""
-        if message != self.trouble:
-            await self.flush()  # the words so far show before it
-            await self.add(Entry.Kind.NOTICE, message)
+        """A note for each error; one retried over and over is one note, counted
+        (chats.actions adds to the count of the turn's last note when it is the same)."""
+        await self.flush()  # the words so far show before it
+        await self.add(Entry.Kind.NOTICE, message)
         self.trouble = message
 
     async def flush(self) -> None:
@@ -118,7 +130,7 @@ class TurnOutput:
     async def close_draft(self) -> None:
         """What was said before a step stays as it was; the next words start afresh."""
         await self.flush()
-        self.draft, self.text, self.dirty, self.after_note = None, "", False, False
+        self.draft, self.text, self.dirty, self.sealed = None, "", False, False
 
     async def add(self, kind: str, text: str) -> Entry:
         return await in_db_thread(do_add_entry)(

@@ -5,9 +5,10 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from agents.attach import CLIS
+from chats import agent_kinds
 from chats.actions import do_rotate_agent_key
 from chats.models import Chat
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions.chat_state import do_set_peers
 
 
@@ -18,7 +19,9 @@ class Attached:
 
 
 def can_attach(chat: Chat) -> bool:
-    return chat.agent in CLIS
+    """chats' table of kinds says which take a session the person runs (the chat page
+    shows the panel by it too); agents.attach has the files of each."""
+    return agent_kinds.takes_attached_session(chat.agent)
 
 
 def check_attach(chat: Chat) -> Chat:

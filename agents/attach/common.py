@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from agents.safe_files import Folder
 from chats.models import Chat
 
 SERVER = "crosstalk"
@@ -123,14 +124,7 @@ def drop_hooks(table: dict) -> None:
             del table[event]
 
 
-def write_files(config: AttachConfig, folder: Path) -> list[Path]:
-    """Write the config's files under `folder`; readable by their owner only (some hold the key)."""
-    written = []
-    for relative, content in config.files.items():
-        path = Path(folder) / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(mode=0o600, exist_ok=True)
-        path.chmod(0o600)
-        path.write_text(content)
-        written.append(path)
-    return written
+def write_files(config: AttachConfig, folder: Folder) -> list[Path]:
+    """Write the config's files in the runner's `folder`; readable by their owner only
+    (some hold the key), never through a link planted there (agents.safe_files)."""
+    return [folder.write(relative, content) for relative, content in config.files.items()]

@@ -7,8 +7,6 @@ the whole run before anything is written. A file that holds the key is private
 (0600) and, inside a git repository, listed in its `info/exclude`."""
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from agents.attach import gitignore
+from agents.attach.atomic import write_atomically
 
 
 class ConfigFileError(Exception):
@@ -186,36 +185,6 @@ def is_empty(kind: str, document) -> bool:
 
 
 # Writing --------------------------------------------------------------------------
-
-
-def write_atomically(path: Path, text: str, *, private: bool) -> None:
-    """A temporary file beside it, then os.replace: a reader sees the old or the new
-    file, never half of one. The mode stays (0600 for a file that holds the key)."""
-    path = Path(os.path.realpath(path))  # a symlinked dotfile stays a symlink
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o600 if private else 0o644 & ~current_umask()
-    if private:
-        mode = 0o600
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def prune_folders(folder: Path) -> None:

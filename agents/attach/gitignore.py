@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from agents.attach.atomic import write_atomically
+
 MARK = "# added by crosstalk agent_config (agent_config --remove takes it out)"
 
 
@@ -108,6 +110,4 @@ def read_lines(path: Path) -> list[str]:
 
 
 def write_lines(path: Path, lines: list[str]) -> None:
-    from agents.attach.files import write_atomically
-
     write_atomically(path, "".join(f"{line}\n" for line in lines), private=False)

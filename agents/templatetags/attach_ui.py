@@ -2,15 +2,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from agents.attach.actions import can_attach as attachable
-
 register = template.Library()
-
-
-@register.filter
-def can_attach(chat) -> bool:
-    """Whether the chat's agent kind takes a session the person runs (the panel shows)."""
-    return attachable(chat)
 
 
 @register.filter

@@ -2,10 +2,10 @@
 by domain. Callers import from here (`from chats import actions; actions.x`).
 
 - chat: create, update, stop, delete a chat; its agent key and session
-- turns: the person's prompt, requested turns, claim and start, done or failed
+- turns: the person's prompt, requested turns, claim and start; the writes of a
+  turn's end (done, failed, background work over), which only agents.turns calls
 - entries: what a conversation shows (notices, answers, a peer message's two sides)
 - leases: a running turn's lease, renewed by its worker
-- recovery: turns no worker will end (a restart, a lost worker)
 - attached: turns opened by the hooks of a session the person runs themselves
 - hosted: a hosted turn's key, its answer as it grows, what its process reported
 """
@@ -38,22 +38,17 @@ from chats.actions.entries import (
 )
 from chats.actions.hosted import do_issue_turn_key, do_record_run, do_set_entry_text
 from chats.actions.leases import (
-    WORKER_LOST,
     do_renew_leases,
     lease_end,
     lease_expired,
     lease_seconds,
 )
-from chats.actions.recovery import (
-    do_reclaim_expired_turns,
-    do_recover_interrupted_turns,
-)
 from chats.actions.turns import (
     check_prompt,
     claim_next_turn,
-    do_end_background,
-    do_fail_turn,
-    do_finish_turn,
+    do_mark_background_done,
+    do_mark_turn_done,
+    do_mark_turn_failed,
     do_outside_prompt,
     do_prompt,
     do_set_turn_input,
@@ -61,6 +56,7 @@ from chats.actions.turns import (
     end_turn,
     put_answer,
     request_turn,
+    requested_for_messages,
     running_turn,
     turn_is_running,
 )
@@ -68,7 +64,6 @@ from chats.actions.turns import (
 __all__ = [
     "ATTACHED",
     "SESSION_ID_RULE",
-    "WORKER_LOST",
     "attached_turn",
     "check_chat_template",
     "check_create_chat",
@@ -81,18 +76,16 @@ __all__ = [
     "do_cancel_runner_requests",
     "do_create_chat",
     "do_delete_chats",
-    "do_end_background",
-    "do_fail_turn",
-    "do_finish_turn",
     "do_hook_prompt",
     "do_issue_turn_key",
     "do_link_answer_entry",
+    "do_mark_background_done",
+    "do_mark_turn_done",
+    "do_mark_turn_failed",
     "do_note_person_wrote",
     "do_outside_prompt",
     "do_prompt",
-    "do_reclaim_expired_turns",
     "do_record_run",
-    "do_recover_interrupted_turns",
     "do_renew_leases",
     "do_rotate_agent_key",
     "do_set_entry_text",
@@ -108,6 +101,7 @@ __all__ = [
     "name_taken",
     "put_answer",
     "request_turn",
+    "requested_for_messages",
     "running_turn",
     "turn_is_running",
 ]

@@ -5,8 +5,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import keys
-from chats import events
 from chats.models import Chat, Entry, Turn
+from kernel import events
 
 Status = Chat.Status
 

@@ -4,12 +4,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import keys
-from chats import agent_kinds, events, runners
-from chats.idempotency import note_work
+from chats import agent_kinds, runners
 from chats.inputs import ChatCreate, ChatUpdate, valid_session_id
 from chats.models import Chat, Entry, Turn
-from chats.refusals import Refusal
 from chats.selectors import account_chats
+from kernel import events
+from kernel.idempotency import note_work
+from kernel.refusals import Refusal
 
 Status = Chat.Status
 
@@ -21,10 +22,10 @@ SESSION_ID_RULE = (
 
 def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     """Returns the new chat and its agent key (shown this once)."""
-    check_chat_template(user, spec)
+    folder = check_chat_template(user, spec)
     if name_taken(user, spec.name):
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}; pick another.")
-    fields = spec.model_dump()
+    fields = {**spec.model_dump(), "folder": folder}
     if fields["peers"] is None:
         fields["peers"] = user.peers_for_new_chats
     try:
@@ -33,22 +34,29 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}.") from None
 
 
-def check_chat_template(user, spec) -> None:
+def check_chat_template(user, spec) -> str:
     """What a new chat's agent needs, also checked when an origin is set up to start chats:
-    `spec` (a ChatCreate, an OriginSpec) names agent, folder, command and permission_mode."""
-    agent, folder, command = spec.agent, spec.folder, spec.command
+    `spec` (a ChatCreate, an OriginSpec) names agent, folder, command and permission_mode.
+    Returns the working folder resolved, made when missing inside the account's own."""
+    agent, command = spec.agent, spec.command
     permission_mode = spec.permission_mode or ""
     if agent == Chat.Agent.COMMAND and not command:
         raise Refusal("invalid_input", "command: a command chat needs the command line to run.")
-    runners.check_may_run(user, agent=agent, folder=folder)
-    if (problem := runners.why_folder_refused(folder)) is not None:
-        raise Refusal("invalid_input", problem)
     if (problem := agent_kinds.why_mode_refused(agent, permission_mode)) is not None:
         raise Refusal("invalid_input", problem)
+    return check_folder_ready(user, agent=agent, folder=spec.folder, command=command)
+
+
+def check_folder_ready(user, *, agent: str, folder: str, command: str) -> str:
+    """The working folder to store: one of the account's own, resolved, made when missing
+    (chats.folders); the account allowed to run there, and the agent ready to."""
+    runners.check_may_run(user, agent=agent, folder=folder)
+    folder = runners.check_folder(user, folder, make=agent != Chat.Agent.DEMO)
     # Said now rather than by a failed first turn: no folder here, no CLI installed.
     problem = agent_kinds.why_not_ready(agent, folder=folder, command=command)
     if problem is not None:
         raise Refusal("invalid_input", problem)
+    return folder
 
 
 def do_create_chat(user, **fields) -> tuple[Chat, str]:
@@ -70,6 +78,10 @@ def check_update_chat(user, chat: Chat, *, spec: ChatUpdate) -> Chat:
     mode = changes.get("permission_mode", "")
     if (problem := agent_kinds.why_mode_refused(chat.agent, mode)) is not None:
         raise Refusal("invalid_input", problem)
+    if "folder" in changes:  # moved: judged as at creation
+        changes["folder"] = check_folder_ready(
+            user, agent=chat.agent, folder=changes["folder"], command=chat.command
+        )
     if "name" in changes and name_taken(user, changes["name"], exclude=chat.pk):
         raise Refusal("name_taken", f"You already have a chat named {changes['name']!r}.")
     return do_update_chat(chat, **changes)
@@ -105,8 +117,11 @@ def do_stop_chat(chat: Chat) -> Chat:
         if ended or chat.status != Status.STOPPED:
             Entry.objects.create(chat=chat, kind=Entry.Kind.NOTICE, text="Stopped by you.")
             events.publish(chat.user_id, "entry", chat=chat.pk)
+        if chat.status != Status.STOPPED:
+            # Who may lift it is fixed now: a stop repeated later keeps the first one's.
+            chat.stop_session_id = chat.session_id
         chat.status = Status.STOPPED
-        chat.save(update_fields=["status", "updated_at"])
+        chat.save(update_fields=["status", "stop_session_id", "updated_at"])
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return chat
 
@@ -135,6 +150,20 @@ def do_set_session_id(chat: Chat, *, session_id: str) -> None:
         raise Refusal("invalid_input", SESSION_ID_RULE)
     if chat.session_id == session_id:
         return
-    chat.session_id = session_id
-    chat.save(update_fields=["session_id", "updated_at"])
-    events.publish(chat.user_id, "chat", chat=chat.pk)
+    with transaction.atomic():
+        chat.session_id = session_id
+        chat.save(update_fields=["session_id", "updated_at"])
+        if chat.status == Status.STOPPED and session_id != chat.stop_session_id:
+            note_session_while_stopped(chat, session_id)
+        events.publish(chat.user_id, "chat", chat=chat.pk)
+
+
+def note_session_while_stopped(chat: Chat, session_id: str) -> None:
+    """Registering is no key to a Stop: only the session registered before it restarts it."""
+    before = f" or the session registered before the Stop ({chat.stop_session_id})"
+    text = (
+        f"Session {session_id} registered while the chat is stopped; it cannot restart it. "
+        f"Only you, writing here{before if chat.stop_session_id else ''}, can."
+    )
+    Entry.objects.create(chat=chat, kind=Entry.Kind.NOTICE, text=text)
+    events.publish(chat.user_id, "entry", chat=chat.pk)

@@ -1,17 +1,44 @@
 """Entries of a conversation: notices and answers, a peer message's two sides, an answer's link."""
 
+import re
+
+from django.db import transaction
 from django.db.models import Subquery
 
-from chats import events
 from chats.models import Chat, Entry, Turn
+from kernel import events
+
+# A note shown more than once in a row: its text, then how many times ("… (×7)").
+REPEATED = re.compile(r"(?P<text>.*) \(×(?P<count>\d+)\)", re.DOTALL)
 
 
 def do_add_entry(
     chat: Chat, *, kind: str, text: str, turn: Turn | None = None, message_id: str = ""
 ) -> Entry:
-    entry = Entry.objects.create(chat=chat, turn=turn, kind=kind, text=text, message_id=message_id)
+    """A new entry; a note the same as its turn's last entry is not added again: that
+    entry counts it instead ("… (×2)"), so a retry noted at every attempt is one row."""
+    with transaction.atomic():
+        entry = repeated_note(turn, text) if kind == Entry.Kind.NOTICE and turn else None
+        if entry is None:
+            entry = Entry.objects.create(
+                chat=chat, turn=turn, kind=kind, text=text, message_id=message_id
+            )
     events.publish(chat.user_id, "entry", chat=chat.pk)
     return entry
+
+
+def repeated_note(turn: Turn, text: str) -> Entry | None:
+    """The turn's last entry, counted once more, when it is this same note."""
+    last = turn.entries.select_for_update().order_by("-id").first()
+    if last is None or last.kind != Entry.Kind.NOTICE:
+        return None
+    match = REPEATED.fullmatch(last.text)
+    said, count = (match["text"], int(match["count"])) if match else (last.text, 1)
+    if said != text:
+        return None
+    last.text = f"{text} (×{count + 1})"
+    last.save(update_fields=["text"])
+    return last
 
 
 def do_add_message_entries(**message) -> None:

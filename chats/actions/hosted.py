@@ -2,8 +2,8 @@
 answer as it grows, what its process reported."""
 
 from accounts import keys
-from chats import events
 from chats.models import Entry, Turn
+from kernel import events
 
 
 def do_set_entry_text(entry: Entry, *, text: str) -> None:

@@ -9,8 +9,6 @@ from django.utils import timezone
 
 from chats.models import Turn
 
-WORKER_LOST = "the worker running this turn stopped"
-
 
 def lease_seconds() -> float:
     """How long a lease lasts: two thirds of TURN_LEASE_SECONDS, so that with a

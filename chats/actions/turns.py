@@ -7,11 +7,12 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts import keys
-from chats import events, runners, signals
+from chats import runners
 from chats.actions.leases import lease_end, lease_expired
-from chats.idempotency import note_work
 from chats.models import Chat, Entry, Turn
-from chats.refusals import Refusal
+from kernel import events
+from kernel.idempotency import note_work
+from kernel.refusals import Refusal
 
 Status = Chat.Status
 
@@ -28,10 +29,9 @@ def do_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
     now = timezone.now()
     with transaction.atomic():
         Entry.objects.create(chat=chat, kind=Entry.Kind.PROMPT, text=text)
-        chat.last_asked = text
         # The person writing resets this chat's "without you" counters.
         chat.person_wrote_at = now
-        chat.save(update_fields=["last_asked", "person_wrote_at", "updated_at"])
+        ask(chat, text, "person_wrote_at")
         turn = Turn.objects.create(
             chat=chat,
             trigger=Turn.Trigger.PROMPT,
@@ -41,6 +41,7 @@ def do_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
         )
         note_work(f"turn:{turn.pk}")
         events.publish(chat.user_id, "entry", chat=chat.pk)
+        events.publish(chat.user_id, "chat", chat=chat.pk)
         events.wake_runners()
     return turn
 
@@ -50,10 +51,9 @@ def do_outside_prompt(chat: Chat, *, notice: str, asked: str, prompt: str) -> Tu
     is the framed content and the person's "without you" counters are left alone: the
     person did not write. The caller holds a transaction."""
     Entry.objects.create(chat=chat, kind=Entry.Kind.NOTICE, text=notice)
-    chat.last_asked = asked
-    chat.save(update_fields=["last_asked", "updated_at"])
+    ask(chat, asked)
     turn = Turn.objects.create(
-        chat=chat, trigger=Turn.Trigger.PROMPT, prompt=prompt, chain=keys.new_id("chain")
+        chat=chat, trigger=Turn.Trigger.OUTSIDE, prompt=prompt, chain=keys.new_id("chain")
     )
     events.publish(chat.user_id, "entry", chat=chat.pk)
     events.publish(chat.user_id, "chat", chat=chat.pk)
@@ -61,17 +61,35 @@ def do_outside_prompt(chat: Chat, *, notice: str, asked: str, prompt: str) -> Tu
     return turn
 
 
+def ask(chat: Chat, text: str, *fields: str) -> None:
+    """A question for the chat, under its row lock: it reads `running` at once, before
+    any runner claims the turn (a client that reads it right after the 202 never sees
+    the old state), and its card shows the question with no answer until this turn's
+    answer exists. A stopped or failed chat runs again too (docs/rules.md). The caller
+    pushes "chat" after its "entry"."""
+    Chat.objects.select_for_update(no_key=True).filter(pk=chat.pk).values_list("pk").first()
+    chat.status, chat.last_asked, chat.last_answered = Status.RUNNING, text, ""
+    chat.save(update_fields=["status", "last_asked", "last_answered", *fields, "updated_at"])
+
+
 def request_turn(chat: Chat, *, trigger: str, chain: str = "", hop: int = 0) -> Turn:
     """A turn for messages waiting on the chat (a wake or a send-on).
 
     One requested turn takes every queued message when it starts, so an
     existing request is reused rather than doubled."""
-    existing = chat.turns.filter(state=Turn.State.REQUESTED).first()
+    existing = requested_for_messages(chat)
     if existing is not None:
         return existing
     turn = Turn.objects.create(chat=chat, trigger=trigger, chain=chain, hop=hop)
     events.wake_runners()
     return turn
+
+
+def requested_for_messages(chat: Chat) -> Turn | None:
+    """A requested turn that queued messages may join: any but an origin's request,
+    whose answer goes outside and so takes none (they get a turn of their own)."""
+    requested = chat.turns.filter(state=Turn.State.REQUESTED)
+    return requested.exclude(trigger=Turn.Trigger.OUTSIDE).first()
 
 
 def claim_next_turn(worker: str, *, skip_accounts: Collection[int] = ()) -> Turn | None:
@@ -129,19 +147,23 @@ def turn_is_running(turn_id: int) -> bool:
     return Turn.objects.filter(pk=turn_id, state=Turn.State.RUNNING).exists()
 
 
-def do_finish_turn(turn: Turn, *, final_text: str, background: bool = False) -> bool:
-    """End a turn that ran to its end; False when the person stopped it meanwhile."""
-    with transaction.atomic():
+def do_mark_turn_done(turn: Turn, *, final_text: str, background: bool = False) -> bool:
+    """chats' half of a turn's end (agents.turns.finish, its one caller): the turn done,
+    its final text the answer, the chat idle (waiting while background work goes on).
+    False when the person stopped it meanwhile."""
+    # No savepoint: inside agents.turns' transaction a failure rolls back the whole end.
+    with transaction.atomic(savepoint=False):
         chat = Chat.objects.select_for_update(no_key=True).get(pk=turn.chat_id)
         ended = end_turn(turn, Turn.State.DONE, final_text=final_text)
         if not ended:
             return False
+        asked_next = question_queued(chat)
         if final_text:
             put_answer(turn, final_text)
-            chat.last_answered = final_text
-        chat.status = Status.WAITING if background else Status.IDLE
+            if not asked_next:  # else the card shows the queued question, unanswered
+                chat.last_answered = final_text
+        chat.status = next_status(asked_next, Status.WAITING if background else Status.IDLE)
         chat.save(update_fields=["status", "last_answered", "updated_at"])
-        signals.turn_finished.send(Turn, turn=turn, chat=chat, final_text=final_text)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True
@@ -158,21 +180,33 @@ def put_answer(turn: Turn, text: str) -> None:
         Entry.objects.create(chat_id=turn.chat_id, turn=turn, kind=Entry.Kind.ANSWER, text=text)
 
 
-def do_fail_turn(turn: Turn, *, error: str, lease_expired_by=None) -> bool:
-    """End a running turn as failed; with lease_expired_by, only if its lease ran out then."""
-    with transaction.atomic():
+def do_mark_turn_failed(turn: Turn, *, error: str, lease_expired_by=None) -> bool:
+    """chats' half of a turn's failure (agents.turns.fail, its one caller): the turn and
+    the chat failed, with a notice. With lease_expired_by, only if its lease ran out then."""
+    with transaction.atomic(savepoint=False):
         chat = Chat.objects.select_for_update(no_key=True).get(pk=turn.chat_id)
         if not end_turn(turn, Turn.State.FAILED, error=error, lease_expired_by=lease_expired_by):
             return False
         Entry.objects.create(
             chat=chat, turn=turn, kind=Entry.Kind.NOTICE, text=f"The turn failed: {error}"
         )
-        chat.status, chat.failure = Status.FAILED, error
+        chat.status = next_status(question_queued(chat), Status.FAILED)
+        chat.failure = error
         chat.save(update_fields=["status", "failure", "updated_at"])
-        signals.turn_failed.send(Turn, turn=turn, chat=chat, error=error)
         events.publish(chat.user_id, "entry", chat=chat.pk)
         events.publish(chat.user_id, "chat", chat=chat.pk)
     return True
+
+
+def question_queued(chat: Chat) -> bool:
+    """A prompt (the person's, or an origin's request) waits to run: the chat reads
+    running from its 202 on, and a turn that ends before it leaves it running."""
+    asked = (Turn.Trigger.PROMPT, Turn.Trigger.OUTSIDE)
+    return chat.turns.filter(state=Turn.State.REQUESTED, trigger__in=asked).exists()
+
+
+def next_status(asked_next: bool, otherwise: str) -> str:
+    return Status.RUNNING if asked_next else otherwise
 
 
 def end_turn(
@@ -188,9 +222,10 @@ def end_turn(
     return updated == 1
 
 
-def do_end_background(chat: Chat) -> bool:
-    """Background work finished: a waiting chat goes idle (peers then sends on its queue)."""
-    with transaction.atomic():
+def do_mark_background_done(chat: Chat) -> bool:
+    """Background work finished: a waiting chat goes idle (agents.turns.end_background,
+    its one caller, then has peers send its queue on)."""
+    with transaction.atomic(savepoint=False):
         updated = Chat.objects.filter(pk=chat.pk, status=Status.WAITING).update(
             status=Status.IDLE, updated_at=timezone.now()
         )

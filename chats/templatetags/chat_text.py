@@ -2,6 +2,7 @@ from django import template
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from chats import agent_kinds
 from chats.markdown import render_markdown
 
 register = template.Library()
@@ -44,3 +45,15 @@ def when(moment) -> str:
     if local.year == today.year:
         return f"{local:%b} {local.day}, {local:%H:%M}"
     return f"{local:%b} {local.day} {local.year}, {local:%H:%M}"
+
+
+@register.filter
+def get_item(mapping: dict, key):
+    """A count from a mapping the page was given (peers.context_processors' waiting_counts)."""
+    return mapping.get(key, 0) if mapping else 0
+
+
+@register.filter
+def can_attach(chat) -> bool:
+    """Whether the chat's agent kind takes a session the person runs (its panel shows)."""
+    return agent_kinds.takes_attached_session(chat.agent)

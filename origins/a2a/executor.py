@@ -2,6 +2,7 @@
 the chat's turn runs, completed with the turn's final text as the artifact (or failed)."""
 
 import asyncio
+import logging
 import time
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -12,11 +13,16 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from chats.models import Turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from origins.actions import Inbound, receive_from_origin
+from origins.selectors import turn_outcome
 
 POLL_SECONDS = 0.2  # the database is the truth; a turn takes seconds, so a short poll is cheap
-ENDED = {Turn.State.DONE, Turn.State.FAILED, Turn.State.CANCELLED}
+# The call's state key of an asyncio.Event set when the HTTP client disconnects
+# (origins.a2a.asgi): a blocking send or a stream nobody reads waits no longer.
+CLIENT_GONE = "client_gone"
+GONE = ("gone", "")
+logger = logging.getLogger(__name__)
 
 
 def inbound_for(context: RequestContext) -> Inbound:
@@ -35,20 +41,17 @@ def start_turn(origin, inbound: Inbound) -> int:
     return receive_from_origin(origin, inbound).turn.pk
 
 
-def turn_outcome(turn_id: int) -> tuple[str, str] | None:
-    """(state, text) once the turn has ended, else None."""
-    turn = Turn.objects.filter(pk=turn_id).values("state", "final_text", "error").first()
-    if turn is None or turn["state"] not in ENDED:
-        return None
-    return turn["state"], turn["final_text"] or turn["error"]
-
-
-async def wait_for_turn(turn_id: int) -> tuple[str, str] | None:
+async def wait_for_turn(turn_id: int, gone: asyncio.Event) -> tuple[str, str] | None:
+    """The turn's outcome; GONE as soon as the client is; None past A2A_WAIT_SECONDS."""
     deadline = time.monotonic() + settings.A2A_WAIT_SECONDS
     while time.monotonic() < deadline:
         if outcome := await sync_to_async(turn_outcome)(turn_id):
             return outcome
-        await asyncio.sleep(POLL_SECONDS)
+        try:
+            await asyncio.wait_for(gone.wait(), POLL_SECONDS)
+        except TimeoutError:
+            continue
+        return GONE
     return None
 
 
@@ -69,11 +72,20 @@ class ChatExecutor(AgentExecutor):
         except Refusal as refusal:
             await updater.reject(self.said(updater, f"{refusal.code}: {refusal.message}"))
             return
+        except Exception:  # its words stay in the log: they describe the server, not the call
+            logger.exception("A2A message for origin %s failed", origin.public_id)
+            await updater.failed(self.said(updater, "Internal error"))
+            return
         await updater.start_work()
-        await self.finish(updater, await wait_for_turn(turn_id))
+        gone = context.call_context.state.get(CLIENT_GONE) or asyncio.Event()
+        await self.finish(updater, await wait_for_turn(turn_id, gone))
 
     async def finish(self, updater: TaskUpdater, outcome: tuple[str, str] | None) -> None:
-        if outcome is None:
+        if outcome == GONE:
+            await updater.failed(
+                self.said(updater, "The client went away; the chat's answer stays in Crosstalk.")
+            )
+        elif outcome is None:
             wait = settings.A2A_WAIT_SECONDS
             await updater.failed(self.said(updater, f"The chat did not answer within {wait} s."))
         elif outcome[0] == Turn.State.DONE:

@@ -3,7 +3,7 @@ loaded on the first such request, so a server no origin calls never imports it."
 
 import re
 
-from crosstalk.lazy import load
+from kernel.lazy import load
 
 PREFIX = "/a2a/"
 ROUTE = re.compile(r"^/a2a/(?P<origin>[A-Za-z0-9_-]{1,64})(?P<rest>/.*)?$")

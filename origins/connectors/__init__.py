@@ -6,7 +6,7 @@ from typing import Protocol
 from django.http import HttpRequest
 from django.utils.module_loading import import_string
 
-from origins.actions import Inbound
+from origins.inputs import Inbound
 from origins.models import Origin, OriginThread
 
 # Imported when first used: a kind's SDK loads only in the processes that need it.

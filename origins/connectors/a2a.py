@@ -3,7 +3,7 @@ artifact from the stream, the blocking send or tasks/get, so there is nothing to
 
 from django.http import HttpRequest
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from origins.models import Origin, OriginThread
 
 

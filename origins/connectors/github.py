@@ -4,19 +4,23 @@ issue or PR ("owner/repo#12"); the chat's answer goes back as a comment through 
 API (githubkit), to the issue, or for a review comment as a reply in its review thread."""
 
 import hashlib
-import hmac
 import json
 import re
 import uuid
+from dataclasses import replace
+from datetime import datetime, timedelta
 from urllib.parse import parse_qs
 
-from githubkit import AppInstallationAuthStrategy, GitHub, TokenAuthStrategy
-from githubkit.exception import RequestFailed
+from django.conf import settings
+from django.utils import timezone
+from githubkit import AppInstallationAuthStrategy, GitHub, TokenAuthStrategy, webhooks
+from githubkit.exception import RequestError, RequestFailed
 
-from chats.refusals import Refusal
-from origins.actions import Inbound
+from kernel.refusals import Refusal
+from origins.bodies import read_json
 from origins.connectors import Handshake
-from origins.outbound import check_sendable
+from origins.inputs import Inbound
+from origins.outbound import client_options
 from origins.signing import bad_signature
 
 SIGNATURE = "X-Hub-Signature-256"
@@ -41,7 +45,7 @@ class GitHubAnswerFailed(RuntimeError):
 
 
 def signature(secret: str, body: bytes) -> str:
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return webhooks.sign(secret, body, "sha256")
 
 
 def check_signature(secret: str, body: bytes, given: str) -> None:
@@ -49,7 +53,10 @@ def check_signature(secret: str, body: bytes, given: str) -> None:
         raise bad_signature(
             f"Sign the request: set the webhook's secret so GitHub sends {SIGNATURE}."
         )
-    if not hmac.compare_digest(given.encode(), signature(secret, body).encode()):
+    # githubkit's verify checks a "sha1=" value as SHA-1 (only SHA-256 is taken here), and
+    # compares str values, which raises on a non-ASCII one.
+    sha256 = given.startswith("sha256=") and given.isascii()
+    if not sha256 or not webhooks.verify(secret, body, given):
         raise bad_signature(
             f"{SIGNATURE} does not match: the webhook's secret in GitHub must be "
             "the origin's secret."
@@ -139,15 +146,33 @@ def _str(value: dict, key: str) -> str:
 
 def read_payload(body: bytes, content_type: str) -> dict:
     """The event's JSON, sent as the body or (content type form) as its `payload` field."""
-    try:
-        if content_type == "application/x-www-form-urlencoded":
+    what = "a GitHub event: a JSON object"
+    if content_type == "application/x-www-form-urlencoded":
+        try:
             body = parse_qs(body.decode(), max_num_fields=10).get("payload", [""])[0]
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        payload = None
+        except (ValueError, UnicodeDecodeError):
+            raise Refusal("invalid_input", f"The body is not {what}.") from None
+    payload = read_json(body, what=what)
     if not isinstance(payload, dict):
         raise Refusal("invalid_input", "The body is not a GitHub event: a JSON object.")
     return payload
+
+
+def check_recent(payload: dict, now: datetime) -> None:
+    """GitHub signs no timestamp; the comment's own created_at (in the signed body) bounds
+    how long a captured delivery could be sent again: no longer than deliveries are kept."""
+    raw = _str(_dict(payload, "comment"), "created_at")
+    try:
+        created = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise Refusal("invalid_input", "The event's comment has no created_at time.") from None
+    if created.tzinfo is None:
+        raise Refusal("invalid_input", "The event's comment has no created_at time zone.")
+    if now - created > timedelta(days=settings.ORIGIN_DELIVERY_KEEP_DAYS):
+        raise bad_signature(
+            f"The comment is older than {settings.ORIGIN_DELIVERY_KEEP_DAYS:g} days: "
+            "a replayed delivery; nothing was started."
+        )
 
 
 def fit_comment(text: str) -> str:
@@ -167,7 +192,6 @@ def client(config: dict) -> GitHub:
     else:
         auth = TokenAuthStrategy(str(config.get("token") or ""))
     base_url = (config.get("api_url") or DEFAULT_API_URL).rstrip("/") + "/"
-    check_sendable(base_url)
     return GitHub(
         auth,
         base_url=base_url,
@@ -175,6 +199,8 @@ def client(config: dict) -> GitHub:
         # The reply loop retries with its own back-off; a cache would only keep stale state.
         auto_retry=False,
         http_cache=False,
+        # Every request, the App's token request too, goes through origins.outbound.
+        **client_options(),
     )
 
 
@@ -193,6 +219,8 @@ def post_answer(config: dict, reply_to: dict, text: str) -> None:
                 github.rest.issues.create_comment(owner, repo, reply_to["number"], body=body)
     except RequestFailed as error:
         raise GitHubAnswerFailed(f"GitHub answered {failure(error.response)}") from error
+    except RequestError as error:  # not answered: the cause says why (a refused address…)
+        raise GitHubAnswerFailed(f"GitHub not reached: {error.exc}") from error
 
 
 def failure(response) -> str:
@@ -218,7 +246,12 @@ class GitHubConnector:
             raise Refusal("invalid_input", f"The request has no {DELIVERY} header.")
         payload = read_payload(request.body, request.content_type)
         handle = str(origin.settings.get("handle") or "")
-        return inbound_from_event(event, payload, handle=handle, delivery_id=delivery_id)
+        inbound = inbound_from_event(event, payload, handle=handle, delivery_id=delivery_id)
+        if inbound is None:
+            return None
+        check_recent(payload, timezone.now())
+        # The signature covers the body, not the delivery id: the body is the request.
+        return replace(inbound, signed_digest=hashlib.sha256(request.body).hexdigest())
 
     def send_answer(self, thread, text: str) -> None:
         post_answer(thread.origin.settings, thread.reply_to, text)

@@ -1,8 +1,10 @@
 """Slack (docs/origins-github-slack.md): an app's Events API. An `app_mention` starts or
 continues the chat of its thread ("C123/1700000000.000100"); the chat's answer goes back
-in that thread with slack-sdk's WebClient. Requests are signed with the app's signing
-secret over "v0:<timestamp>:<body>"; a timestamp more than five minutes off is refused,
-and each event id is accepted once, so Slack's retries never start a second chat."""
+in that thread through Slack's Web API (chat.postMessage), posted with origins.outbound's
+client (slack-sdk's WebClient uses urllib, which follows redirects anywhere). Requests are
+signed with the app's signing secret over "v0:<timestamp>:<body>"; a timestamp more than
+five minutes off is refused, and each event id is accepted once, so Slack's retries never
+start a second chat."""
 
 import hashlib
 import hmac
@@ -11,14 +13,14 @@ import re
 import secrets
 import time
 
+import httpx
 from django.conf import settings
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
-from chats.refusals import Refusal
-from origins.actions import Inbound
+from kernel.refusals import Refusal
+from origins.bodies import read_json
 from origins.connectors import Handshake
-from origins.outbound import check_sendable
+from origins.inputs import Inbound
+from origins.outbound import outbound_client
 from origins.signing import bad_signature
 
 SIGNATURE = "X-Slack-Signature"
@@ -63,10 +65,7 @@ def check_signature(secret: str, body: bytes, *, given: str, timestamp: str) -> 
 
 
 def read_payload(body: bytes) -> dict:
-    try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        payload = None
+    payload = read_json(body, what="a Slack event: a JSON object")
     if not isinstance(payload, dict):
         raise Refusal("invalid_input", "The body is not a Slack event: a JSON object.")
     return payload
@@ -120,24 +119,32 @@ def fit_text(text: str) -> str:
     return text[: MAX_TEXT - len(CUT_NOTE)] + CUT_NOTE
 
 
-def client(config: dict) -> WebClient:
-    base_url = (config.get("api_url") or DEFAULT_API_URL).rstrip("/") + "/"
-    check_sendable(base_url)
-    return WebClient(
-        token=str(config.get("bot_token") or ""), base_url=base_url, timeout=SEND_TIMEOUT_SECONDS
-    )
-
-
 def post_answer(config: dict, reply_to: dict, text: str) -> None:
     """Raises when Slack answers {"ok": false}, naming Slack's reason, for the retry loop
     and the activity log (`not_in_channel`: invite the bot; `invalid_auth`: the token)."""
+    base_url = (config.get("api_url") or DEFAULT_API_URL).rstrip("/") + "/"
+    message = {
+        "channel": reply_to["channel"],
+        "thread_ts": reply_to["thread_ts"],
+        "text": fit_text(text),
+    }
+    headers = {"Authorization": f"Bearer {config.get('bot_token') or ''}"}
+    with outbound_client(SEND_TIMEOUT_SECONDS) as client:
+        response = client.post(base_url + "chat.postMessage", json=message, headers=headers)
+    check_answered(response)
+
+
+def check_answered(response: httpx.Response) -> None:
     try:
-        client(config).chat_postMessage(
-            channel=reply_to["channel"], thread_ts=reply_to["thread_ts"], text=fit_text(text)
-        )
-    except SlackApiError as error:
-        reason = error.response.get("error") if error.response is not None else None
-        raise SlackAnswerFailed(f"Slack answered {reason or 'an error'}") from error
+        answer = response.json()
+    except ValueError:
+        answer = None
+    if response.status_code >= 300 or not isinstance(answer, dict):
+        raise SlackAnswerFailed(f"Slack answered {response.status_code}")
+    if answer.get("ok") is not True:
+        reason = answer.get("error")
+        said = reason if isinstance(reason, str) else "an error"
+        raise SlackAnswerFailed(f"Slack answered {said}")
 
 
 class SlackConnector:

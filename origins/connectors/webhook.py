@@ -7,16 +7,16 @@ import json
 import uuid
 from typing import Annotated
 
-import httpx
 from pydantic import ConfigDict, StringConstraints
 
-from chats.inputs import Input, parse
-from chats.refusals import Refusal
+from kernel.inputs import Input, parse
+from kernel.refusals import Refusal
 from origins import signing
-from origins.actions import Inbound
+from origins.bodies import read_json
 from origins.connectors import Handshake
+from origins.inputs import Inbound
 from origins.models import Origin, OriginThread
-from origins.outbound import check_sendable
+from origins.outbound import outbound_client
 
 CALLBACK_TIMEOUT_SECONDS = 10
 TEST_TEXT = "Crosstalk test request: checks the signature and starts nothing."
@@ -58,6 +58,9 @@ class WebhookConnector:
             author=body.author,
             delivery_id=delivery_id,
             reply_to={"thread": thread},
+            signed_digest=signing.signed_digest(
+                request.headers.get(signing.TIMESTAMP, ""), request.body
+            ),
         )
 
     def send_answer(self, thread: OriginThread, text: str) -> None:
@@ -74,10 +77,7 @@ class WebhookConnector:
 
 
 def json_body(request) -> object:
-    try:
-        return json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
-        raise Refusal("invalid_input", "The body is not JSON.") from None
+    return read_json(request.body)
 
 
 def answer_body(thread: OriginThread, text: str) -> bytes:
@@ -95,10 +95,8 @@ def post_signed(origin: Origin, url: str, body: bytes) -> None:
     # The same answer in the same thread keeps its delivery id: a receiver can drop a retry.
     delivery = "rep_" + hashlib.sha256(url.encode() + b"\0" + body).hexdigest()[:32]
     headers = signing.signed_headers(origin.secret, body, delivery_id=delivery)
-    check_sendable(url)
-    response = httpx.post(
-        url, content=body, headers=headers, timeout=CALLBACK_TIMEOUT_SECONDS, follow_redirects=False
-    )
+    with outbound_client(CALLBACK_TIMEOUT_SECONDS) as client:
+        response = client.post(url, content=body, headers=headers)
     if response.status_code >= 300:
         raise RuntimeError(f"{url} answered {response.status_code}")
 

@@ -3,17 +3,21 @@
 - send: the checks in docs/rules.md's order, then the one write of a message
 - deliver: where a sent message goes next (steps, finish, turn, inbox, waiting call)
 - answers: the final-text rule
+- give_back: what a failed or stopped turn took and did not answer goes back
 - cancel, connect, list_read: the person's cancel and connect, the agent's calls
-- chat_state: the switch, a stop, a failed turn (each with its peers rule)
-- turns: an attached session's prompt, and every turn's end (finish_turn)
+- chat_state: the switch and a stop (each with its peers rule)
+- attached: an attached session's prompt
+- (a turn's end is agents.turns': it calls answer_from_final_text, send_on_queue,
+  give_back_failed, hold_for_person and fail_delivery, in its order)
 - limits: the counters a send is held to, and changing the limits
 - counters: the per-minute rows those counters sum, and their pruning
 - record: the activity log and the live push of a message
 """
 
 from peers.actions.answers import answer_from_final_text
+from peers.actions.attached import do_attached_prompt
 from peers.actions.cancel import check_cancel_message, no_message
-from peers.actions.chat_state import check_stop_chat, check_update_chat, do_fail_turn, do_set_peers
+from peers.actions.chat_state import check_stop_chat, check_update_chat, do_set_peers
 from peers.actions.connect import check_connect_chats
 from peers.actions.counters import do_prune_counts
 from peers.actions.deliver import (
@@ -27,6 +31,7 @@ from peers.actions.deliver import (
     take_awaited_answer,
     take_for_turn,
 )
+from peers.actions.give_back import give_back_failed, give_back_stopped
 from peers.actions.limits import do_set_limits
 from peers.actions.list_read import (
     check_list_chats,
@@ -42,7 +47,6 @@ from peers.actions.record import (
     record_refusal,
 )
 from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
-from peers.actions.turns import do_attached_prompt, finish_turn
 
 __all__ = [
     "Outgoing",
@@ -61,13 +65,13 @@ __all__ = [
     "deliver_as_finished",
     "deliver_between_steps",
     "do_attached_prompt",
-    "do_fail_turn",
     "do_prune_counts",
     "do_set_limits",
     "do_set_peers",
     "end_wait",
     "fail_delivery",
-    "finish_turn",
+    "give_back_failed",
+    "give_back_stopped",
     "hold_for_person",
     "input_refusals_recorded",
     "lock_account",

@@ -8,7 +8,7 @@ from django.db import DatabaseError, transaction
 
 from chats import actions as chat_actions
 from chats.models import Entry, Turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions.locking import lock_account
 from peers.actions.record import publish_message
 from peers.actions.send import Outgoing, check_answer_to_person, do_send_message, send
@@ -21,6 +21,8 @@ ATTEMPTS = 2
 
 
 def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
+    """One answer per sender, and every message of that sender the turn took reads
+    answered by it (a batch taken at one step is answered whole)."""
     if not turn.final_text.strip():
         return []
     received = turn.messages_delivered.filter(reply_to__isnull=True, answer__isnull=True)
@@ -28,17 +30,59 @@ def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
     if not received:
         return []  # most turns: one read, not two
     written = set(turn.messages_sent.order_by().values_list("to_chat_id", flat=True))
-    answers, answered_senders = [], set()
+    by_sender: dict[str | None, list[PeerMessage]] = {}
     for message in received:
-        if message.from_chat_id in written or message.from_chat_id in answered_senders:
-            continue
-        answered_senders.add(message.from_chat_id)
-        answer = send_answer(turn, message)
+        if message.from_chat_id not in written:
+            by_sender.setdefault(message.from_chat_id, []).append(message)
+    answers, answered = [], 0
+    for batch in by_sender.values():  # newest first: the newest is the one replied to
+        answer = send_answer(turn, batch[0])
         if answer is not None:
+            do_link_answer(answer, batch[1:])
             answers.append(answer)
+            answered += len(batch)
+        elif batch[0].answer_refused:
+            do_note_refused(batch[1:], batch[0].answer_refused)
     if answers:
-        chat_actions.do_link_answer_entry(turn, message_id=answers[0].pk)
+        do_note_answers(turn, answers, taken=answered)
     return answers
+
+
+def do_note_answers(turn: Turn, answers: list[PeerMessage], *, taken: int) -> None:
+    """A turn the person prompted keeps its answer entry under the prompt (a card
+    shows the answer too, but never only a card); one line says what else it answered.
+    Any other turn's answer entry shows inside the card of the message it answered."""
+    if turn.trigger != Turn.Trigger.PROMPT:
+        chat_actions.do_link_answer_entry(turn, message_id=answers[0].pk)
+        return
+    messages = "1 message" if taken == 1 else f"{taken} messages"
+    chat_actions.do_add_entry(
+        turn.chat, kind=Entry.Kind.NOTICE, text=f"Answered your prompt and {messages}", turn=turn
+    )
+
+
+def do_link_answer(answer: PeerMessage, others: list[PeerMessage]) -> None:
+    """The sender's other messages in the batch read answered by the same answer."""
+    if not others:
+        return
+    with transaction.atomic():
+        PeerMessage.objects.filter(pk__in=[m.pk for m in others], answer__isnull=True).update(
+            answer=answer
+        )
+        for message in others:
+            message.answer = answer
+            publish_message(message)
+
+
+def do_note_refused(others: list[PeerMessage], reason: str) -> None:
+    """The batch's refused answer is the refusal of each of its messages (one notice)."""
+    if not others:
+        return
+    with transaction.atomic():
+        PeerMessage.objects.filter(pk__in=[m.pk for m in others]).update(answer_refused=reason)
+        for message in others:
+            message.answer_refused = reason
+            publish_message(message)
 
 
 def send_answer(turn: Turn, message: PeerMessage) -> PeerMessage | None:

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions.locking import lock_messages
 from peers.actions.record import publish_message, record, record_refusal
 from peers.models import Activity, PeerMessage

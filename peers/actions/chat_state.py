@@ -1,5 +1,5 @@
-"""The chat changes that carry a peers rule: the switch (logged), a stop and a
-failed turn (both hold the chat's messages until the person writes)."""
+"""The chat changes that carry a peers rule: the switch (logged), and a stop (it holds
+the chat's messages until the person writes, as a failed turn does in agents.turns)."""
 
 from django.db import transaction
 
@@ -7,12 +7,13 @@ from chats import actions as chat_actions
 from chats.inputs import ChatUpdate
 from chats.models import Chat, Turn
 from peers.actions.deliver import hold_for_person
+from peers.actions.give_back import give_back_stopped
 from peers.actions.record import record
 from peers.models import Activity
 
 
 def check_update_chat(user, chat: Chat, *, spec: ChatUpdate) -> Chat:
-    """PATCH a chat (name, peers, model, permission mode); a switch is logged."""
+    """PATCH a chat (name, peers, model, permission mode, folder); a switch is logged."""
     with transaction.atomic():
         was_on = chat.peers
         chat = chat_actions.check_update_chat(user, chat, spec=spec)
@@ -35,17 +36,13 @@ def record_switch(chat: Chat) -> None:
 
 
 def check_stop_chat(chat: Chat) -> Chat:
-    """The person stops the chat: its turn ends and its messages are held for them."""
+    """The person stops the chat: its turn ends and its messages are held for them,
+    those the turn had taken and not answered too (give_back)."""
     with transaction.atomic():
-        chat = chat_actions.do_stop_chat(chat)
+        locked = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
+        running = list(locked.turns.filter(state=Turn.State.RUNNING))
+        chat = chat_actions.do_stop_chat(locked)
+        for turn in running:
+            give_back_stopped(turn)
         hold_for_person(chat)
     return chat
-
-
-def do_fail_turn(turn: Turn, *, error: str) -> bool:
-    """A turn failed: the chat reads `failed` and its messages wait for the person."""
-    with transaction.atomic():
-        failed = chat_actions.do_fail_turn(turn, error=error)
-        if failed:
-            hold_for_person(turn.chat)
-    return failed

@@ -4,11 +4,11 @@ from django.db import transaction
 
 from accounts.models import User
 from chats.models import Chat
-from chats.refusals import Refusal, no_chat
+from kernel.refusals import Refusal, no_chat
 from peers.actions.chat_state import do_set_peers
 from peers.actions.locking import lock_chats
 from peers.actions.record import record, record_refusal
-from peers.actions.send import Outgoing, check_send, check_text, do_send_message
+from peers.actions.send import Outgoing, check_send, check_text, do_send_message, outside_chat
 from peers.limits import current_limits
 from peers.models import Activity, PeerMessage
 
@@ -43,6 +43,9 @@ def connectable_chats(user: User, chat_ids: list[str], brief: str) -> list[tuple
     if len(chats) != 2:
         raise no_chat()
     first, second = chats[chat_ids[0]], chats[chat_ids[1]]
+    for chat in (first, second):
+        if chat.from_outside:
+            raise outside_chat(chat)
     limits = current_limits()
     check_text(brief, limits)
     pairs = [(first, connect_text(second, brief)), (second, connect_text(first, brief))]

@@ -63,6 +63,8 @@ def take(query, *, path: str, turn: Turn | None) -> list[PeerMessage]:
 def take_for_turn(turn: Turn) -> list[PeerMessage]:
     """Everything waiting for the chat goes in with its turn's prompt; held
     messages too when the person wrote and chose to send them on."""
+    if not delivery_table.takes_peer_messages(turn):
+        return []  # they wait behind it, for a turn of their own
     include_held = turn.trigger == Turn.Trigger.PROMPT and turn.send_queued
     query = waiting_for_delivery(turn.chat, include_held=include_held)
     return take(query, path=Path.TURN_PROMPT, turn=turn)
@@ -80,12 +82,16 @@ def deliver_as_finished(chat: Chat) -> list[PeerMessage]:
 
 def take_pending(chat: Chat, *, path: str) -> list[PeerMessage]:
     turn = chat.turns.filter(state=Turn.State.RUNNING).first()
+    if not delivery_table.takes_peer_messages(turn):
+        return []  # they stay pending; the turn's end sends them on
     query = waiting_for_delivery(chat).filter(state=State.PENDING)
     return take(query, path=path, turn=turn)
 
 
 def check_mark_seen(chat: Chat, *, ids: list[str]) -> list[PeerMessage]:
     """The poll inbox: marking seen is what delivers (reading never does)."""
+    if delivery_table.answering_origin(chat):
+        return []
     query = waiting_for_delivery(chat).filter(pk__in=[str(i) for i in ids])
     return take(query, path=Path.INBOX, turn=None)
 

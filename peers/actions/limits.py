@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from chats.models import Chat
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions.counters import Kind, Window, window_sql
 from peers.actions.record import record
 from peers.limits import current_limits, pair_key

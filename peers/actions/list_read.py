@@ -6,8 +6,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from chats.models import Chat, Entry
-from chats.refusals import Refusal
 from chats.selectors import access_chat, get_latest_entries
+from kernel.refusals import Refusal
 from peers.actions.locking import lock_account
 from peers.actions.record import record, refusals_recorded
 from peers.actions.send import Outgoing, check_reachable, check_sender, check_taking_part

@@ -19,14 +19,14 @@ row in an uncorrelated EXISTS (an InitPlan, run once before the statement reads 
 chat), then the chats as the sorted rows reach the lock, by id ascending. So the
 order above holds inside the statement, one round trip less."""
 
-from django.db import connection
-from django.db.models import BooleanField
-from django.db.models.expressions import RawSQL
+from functools import lru_cache
+
+from django.db import connection, transaction
 
 from accounts.models import User
 from chats.models import Chat
-from chats.prepared import PreparedQuery
-from chats.selectors import account_chats
+from chats.selectors import well_formed_id
+from kernel.sql import columns, fetch, placeholders, read
 
 
 def row_locks() -> bool:
@@ -43,7 +43,8 @@ def lock_account(user_id: int) -> None:
 def lock_chats(user: User, chat_ids) -> dict[str, Chat]:
     """The account, then these chats of it by id ascending; the caller holds a
     transaction. Chats of another account, or missing, are left out."""
-    ids = sorted({str(chat_id) for chat_id in chat_ids if chat_id is not None})
+    # An id no chat can have (chats.selectors.ID_PATTERN) is missing, never a value.
+    ids = sorted({str(chat_id) for chat_id in chat_ids if well_formed_id(chat_id)})
     if not ids:
         lock_account(user.pk)
         return {}
@@ -53,26 +54,46 @@ def lock_chats(user: User, chat_ids) -> dict[str, Chat]:
     return {chat.pk: chat for chat in locked_account_chats(user.pk, ids)}
 
 
-# Each send runs one of these (chats.prepared: compiled once per process).
-account_chats_by_id = PreparedQuery(
-    lambda user_id, ids: account_chats(user_id).filter(pk__in=ids).order_by("pk")
-)
-locked_account_chats = PreparedQuery(
-    lambda user_id, ids: (
-        account_chats(user_id)
-        .filter(account_locked(user_id), pk__in=ids)
-        .order_by("pk")
-        .select_for_update(no_key=True, of=("self",))
+# Each send runs one of these two statements, so they are written out as SQL (kernel.sql).
+def account_chats_by_id(user_id: int, ids: list[str]) -> list[Chat]:
+    """The account's chats of these ids, by id (no lock: SQLite)."""
+    if not ids:
+        return []
+    rows = fetch(chats_by_id_sql(connection.vendor, len(ids)), [user_id, *ids])
+    return [read(Chat, row) for row in rows]
+
+
+def locked_account_chats(user_id: int, ids: list[str]) -> list[Chat]:
+    """The account's row locked, then its chats of these ids by id ascending, in one
+    statement (PostgreSQL): the account's row in an uncorrelated EXISTS."""
+    if transaction.get_autocommit():  # as the ORM refuses select_for_update there
+        raise transaction.TransactionManagementError(
+            "select_for_update cannot be used outside of a transaction."
+        )
+    if not ids:
+        return []
+    rows = fetch(locked_chats_sql(connection.vendor, len(ids)), [user_id, user_id, *ids])
+    return [read(Chat, row) for row in rows]
+
+
+@lru_cache(maxsize=16)  # a statement per list length; a send passes one or two ids
+def chats_by_id_sql(vendor: str, count: int) -> str:
+    return (
+        f'SELECT {columns(Chat)} FROM "chats_chat"'  # noqa: S608 (no value in it)
+        ' WHERE "chats_chat"."user_id" = %s'
+        f' AND "chats_chat"."id" IN ({placeholders(range(count))}) ORDER BY "chats_chat"."id"'
     )
-)
 
 
-def account_locked(user_id: int) -> RawSQL:
-    """A condition that locks the account's row (true while the account exists), for
-    the statement that then locks its chats (PostgreSQL)."""
-    table = connection.ops.quote_name(User._meta.db_table)
-    sql = f"EXISTS (SELECT 1 FROM {table} WHERE id = %s FOR NO KEY UPDATE)"  # noqa: S608
-    return RawSQL(sql, [user_id], output_field=BooleanField())  # noqa: S611 (no input in it)
+@lru_cache(maxsize=16)  # a statement per list length; a send passes one or two ids
+def locked_chats_sql(vendor: str, count: int) -> str:
+    return (
+        f'SELECT {columns(Chat)} FROM "chats_chat"'  # noqa: S608 (no value in it)
+        ' WHERE "chats_chat"."user_id" = %s'
+        ' AND EXISTS (SELECT 1 FROM "accounts_user" WHERE "id" = %s FOR NO KEY UPDATE)'
+        f' AND "chats_chat"."id" IN ({placeholders(range(count))})'
+        ' ORDER BY "chats_chat"."id" FOR NO KEY UPDATE OF "chats_chat"'
+    )
 
 
 def lock_for_send(user: User, *, from_chat: Chat | None, to: str, person: bool) -> Chat | None:

@@ -9,10 +9,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from chats import events
 from chats.models import Chat
-from chats.refusals import Refusal
 from chats.selectors import account_chats
+from kernel import events
+from kernel.refusals import Refusal
 from peers.models import Activity, PeerMessage
 
 

@@ -12,10 +12,10 @@ from django.utils import timezone
 from accounts.keys import new_id
 from accounts.models import User
 from chats import actions as chat_actions
-from chats.idempotency import note_work
 from chats.models import Chat, Turn
-from chats.refusals import Refusal, no_chat
 from chats.selectors import access_chat
+from kernel.idempotency import note_work
+from kernel.refusals import Refusal, no_chat
 from peers.actions import counters
 from peers.actions.inserts import insert_all
 from peers.actions.limits import (
@@ -141,7 +141,7 @@ def checked_send(
     chain, hop = chain_of(out, turn, parent)
     now = timezone.now()
     route = route_for(recipient, awaited=is_awaited(parent, recipient, now))
-    wakes = route.wakes and not recipient.turns.filter(state=Turn.State.REQUESTED).exists()
+    wakes = route.wakes and chat_actions.requested_for_messages(recipient) is None
     check_limits(out, recipient, chain=chain, wakes=wakes, now=now, limits=limits)
     wait = min(max(wait_seconds, 0), limits.max_wait_seconds)
     return PreparedSend(out, recipient, text, parent, chain, hop, turn, route, wakes, wait, now)
@@ -162,7 +162,10 @@ def check_answer_to_person(
 
 def check_sender(out: Outgoing) -> None:
     """An agent's own switch, first of all (peers_off); a chat started from outside is
-    told outside_origin instead, since switching it on would not let it take part."""
+    told outside_origin instead, since switching it on would not let it take part.
+    The person cannot write as such a chat either (outside_chat)."""
+    if not out.by_agent and out.from_chat is not None and out.from_chat.from_outside:
+        raise outside_chat(out.from_chat)
     if out.by_agent and not out.from_chat.peers:
         if out.from_chat.from_outside:
             raise outside_origin()
@@ -191,6 +194,16 @@ def outside_origin() -> Refusal:
         "outside_origin",
         "This chat was started from outside, so it can receive "
         "messages but cannot list, read or message other chats.",
+    )
+
+
+def outside_chat(chat: Chat) -> Refusal:
+    """Connect and "send as" refuse a chat started from outside: its agent could never
+    use what they give it, and its words must not pass for another chat's."""
+    return Refusal(
+        "outside_chat",
+        f"{chat.name} was started from outside ({chat.get_origin_display()}): it receives "
+        "messages, but cannot be connected with another chat or written as.",
     )
 
 

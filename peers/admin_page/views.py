@@ -13,13 +13,13 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
-from chats.api import refusal_response
 from chats.models import Chat
-from chats.refusals import Refusal
+from kernel.api import refusal_response
+from kernel.refusals import Refusal
 from peers import metrics as peer_metrics
 from peers.actions import do_set_limits
 from peers.admin_page.charts import all_charts
-from peers.admin_page.runners import runner_accounts, save_runner
+from peers.admin_page.runners import account_rights, save_runner
 from peers.forms import LimitsForm
 from peers.limits import NAMES, current_limits, defaults
 from peers.models import Activity
@@ -65,7 +65,7 @@ def metrics_json(request: HttpRequest) -> HttpResponse:
 @csrf_protect
 @require_http_methods(["GET", "POST"])
 def admin_page(request: HttpRequest) -> HttpResponse:
-    if request.method == "POST" and "runner" in request.POST:
+    if request.method == "POST" and ("runner" in request.POST or "lend" in request.POST):
         return save_runner(request, PAGE)
     if request.method == "POST":
         return save_limits(request)
@@ -101,7 +101,7 @@ def render_page(request: HttpRequest, form: LimitsForm, *, window: str, status: 
     context = {
         **metrics_context(window),
         "form": form,
-        "runners": runner_accounts(),
+        "accounts": account_rights(),
         "history": Activity.objects.filter(action=Activity.Action.LIMITS)
         .select_related("user")
         .order_by("-created_at", "-id")[:HISTORY_SHOWN],

@@ -4,7 +4,8 @@ model itself (peers.inputs, chats.inputs)."""
 
 from pydantic import Field
 
-from chats.inputs import ChatUpdate, Input, Limit, Offset
+from chats.inputs import ChatUpdate
+from kernel.inputs import Input, Limit, Offset
 from peers.inputs import MessageSearch
 
 

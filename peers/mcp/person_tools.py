@@ -6,15 +6,16 @@ send_peer_message    POST /api/v1/messages
 read_peers           GET /api/v1/messages[?chat=&state=&q=]
 set_peer_reach       PATCH /api/v1/chats/{id} {"peers": …}
 cancel_peer_message  POST /api/v1/messages/{id}/cancel
-start_chat           POST /api/v1/chats
-update_chat          PATCH /api/v1/chats/{id}"""
 
-from chats.api import Caller, page
-from chats.inputs import ChatStart, ChatUpdate
+start_chat and update_chat, the twins of POST and PATCH /api/v1/chats, live beside those
+routes at the top (crosstalk.mcp.chat_tools): starting a chat may need origins."""
+
+from chats.api import Caller
+from chats.inputs import ChatUpdate
 from chats.models import Chat
-from chats.outside import check_start_chat
 from chats.selectors import access_chat, account_chats
 from chats.serializers import chat_json
+from kernel.api import page
 from peers import actions
 from peers.inputs import ConnectInput, PersonMessageInput
 from peers.mcp import text
@@ -23,7 +24,6 @@ from peers.mcp.inputs import (
     ListPeerChatsInput,
     ReadPeersInput,
     SetPeerReachInput,
-    UpdateChatInput,
 )
 from peers.mcp.registry import Answer, Tool
 from peers.selectors import find_messages, reach_of
@@ -98,28 +98,6 @@ def cancel_peer_message(caller: Caller, spec: CancelInput) -> Answer:
     return Answer(f"{body['id']}: {body['words']}.", body)
 
 
-def start_chat(caller: Caller, spec: ChatStart) -> Answer:
-    chat, agent_key = check_start_chat(caller.user, spec=spec)
-    body = {**chat_json(chat), "agent_key": agent_key}
-    if agent_key:
-        summary = f"Started the chat {chat.name}. Its agent key, shown this once: {agent_key}"
-    else:
-        summary = f"Started the chat {chat.name} from outside ({chat.origin}); its turn runs now."
-    return Answer(f"{summary}\n{text.chat_line(body)}", body)
-
-
-def update_chat(caller: Caller, spec: UpdateChatInput) -> Answer:
-    chat = access_chat(caller.user, spec.chat)
-    changed = actions.check_update_chat(caller.user, chat, spec=spec.changes())
-    return chat_answer(changed, "Updated:")
-
-
-CHAT_FIELDS = (
-    "`name`, `repository`, `branch`, `agent` (demo, claude-code, codex, gemini, command), "
-    "`model`, `permission_mode`, `peers` (agent-to-agent on or off), `origin`, `folder`, "
-    "`command`"
-)
-
 TOOLS = [
     Tool(
         "list_peer_chats",
@@ -133,7 +111,8 @@ TOOLS = [
         "connect_chats",
         "Connect two chats: both get agent-to-agent messaging switched on, and each gets one "
         "message from you naming the other and carrying your `brief`; their answers come back "
-        "to you. `chats`: the two chat ids.",
+        "to you. `chats`: the two chat ids; a chat started from outside (its `origin` is not "
+        '"user") cannot be connected (outside_chat).',
         ConnectInput,
         connect_chats,
         creates=True,
@@ -141,7 +120,8 @@ TOOLS = [
     Tool(
         "send_peer_message",
         "Send a peer message to a chat (`toChat`), from you or, with `fromChat`, as that "
-        "chat (its answer then goes to that chat). `replyTo`: a message the recipient sent.",
+        "chat (its answer then goes to that chat; never a chat started from outside: "
+        "outside_chat). `replyTo`: a message the recipient sent.",
         PersonMessageInput,
         send_peer_message,
         creates=True,
@@ -169,21 +149,5 @@ TOOLS = [
         "it from a queue. A delivered message cannot be cancelled.",
         CancelInput,
         cancel_peer_message,
-    ),
-    Tool(
-        "start_chat",
-        f"Create a chat. Fields: {CHAT_FIELDS}. Only `name` is required. The answer carries "
-        'its agent key, shown this once. With `origin: "automation"` and `text`, the chat is '
-        "started from outside: it runs a turn at once with `text` framed as outside content, "
-        "and it can receive messages but never list, read or message other chats.",
-        ChatStart,
-        start_chat,
-        creates=True,
-    ),
-    Tool(
-        "update_chat",
-        "Change a chat (`chat`: its id): any of `name`, `peers`, `model`, `permission_mode`.",
-        UpdateChatInput,
-        update_chat,
     ),
 ]

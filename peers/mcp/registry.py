@@ -15,9 +15,9 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel
 
 from chats.api import Caller, caller_for_secret
-from chats.idempotency import arun_once
-from chats.inputs import parse
-from chats.refusals import Refusal
+from kernel.idempotency import arun_once
+from kernel.inputs import parse
+from kernel.refusals import Refusal
 from peers import actions
 from peers.models import PeerMessage
 
@@ -49,7 +49,7 @@ class Tool:
     # It creates something (a message, a connection, a chat): it takes an idempotencyKey.
     creates: bool = False
     # Its answer rebuilt from the message it sent, for a retry whose first call died
-    # after the send committed (chats.idempotency).
+    # after the send committed (kernel.idempotency).
     replay: Callable[[PeerMessage], Answer] | None = None
 
     def input_schema(self) -> dict:
@@ -159,7 +159,7 @@ def replay_of(rebuild: Callable[[PeerMessage], Answer] | None, result: str):
 
 
 def kept(result: types.CallToolResult) -> tuple[int, dict]:
-    """A result as chats.idempotency keeps it: a refusal worth retrying (a limit, a
+    """A result as kernel.idempotency keeps it: a refusal worth retrying (a limit, a
     server error) carries its REST status, so it is not kept and a retry runs again."""
     status = 200
     if result.is_error:

@@ -1,5 +1,4 @@
-"""Filters the pages use to show peers beside chats' own parts: a count from a mapping
-(peers.context_processors computes the counts) and the activity log in words."""
+"""Filters peers' pages use: the activity log in words."""
 
 from django import template
 
@@ -7,11 +6,6 @@ from peers.models import Activity, PeerMessage
 from peers.refusal_words import FROM_OUTSIDE, refused_words
 
 register = template.Library()
-
-
-@register.filter
-def get_item(mapping: dict, key):
-    return mapping.get(key, 0) if mapping else 0
 
 
 ACTIONS = {

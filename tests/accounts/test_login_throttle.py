@@ -20,7 +20,7 @@ def fail(times: int, username: str = "alice", address: str = "10.0.0.1") -> None
         assert attempt(username, "wrong", address).status_code in (200, 429)
 
 
-def test_five_failures_lock_the_name_out_even_with_the_right_password(owner):
+def test_it_five_failures_lock_the_name_out_even_with_the_right_password(owner):
     fail(5)
     locked = attempt("alice", "alice-password-1")
     assert locked.status_code == 429
@@ -30,19 +30,19 @@ def test_five_failures_lock_the_name_out_even_with_the_right_password(owner):
     assert "_auth_user_id" not in locked.cookies.get("sessionid", "")
 
 
-def test_the_name_is_locked_from_every_address(owner):
+def test_it_the_name_is_locked_from_every_address(owner):
     fail(5, address="10.0.0.1")
     assert attempt("alice", "alice-password-1", address="10.0.0.9").status_code == 429
 
 
-def test_one_address_is_locked_out_for_every_name(owner, outsider):
+def test_it_one_address_is_locked_out_for_every_name(owner, outsider):
     for name in ("a", "b", "c", "d", "e"):
         fail(1, username=name, address="10.0.0.7")
     assert attempt("alice", "alice-password-1", address="10.0.0.7").status_code == 429
     assert attempt("alice", "alice-password-1", address="10.0.0.8").status_code == 302
 
 
-def test_json_clients_get_too_many_attempts_with_a_retry_time(owner):
+def test_it_json_clients_get_too_many_attempts_with_a_retry_time(owner):
     fail(5)
     answer = attempt("alice", "wrong", HTTP_ACCEPT="application/json")
     assert answer.status_code == 429
@@ -53,13 +53,13 @@ def test_json_clients_get_too_many_attempts_with_a_retry_time(owner):
     assert body["retry_at"] > timezone.now().isoformat()
 
 
-def test_the_lockout_ends_after_the_cool_off(owner):
+def test_it_the_lockout_ends_after_the_cool_off(owner):
     fail(5)
     with time_machine.travel(timezone.now() + timezone.timedelta(minutes=16)):
         assert attempt("alice", "alice-password-1").status_code == 302
 
 
-def test_the_lockout_time_follows_the_setting(owner, settings):
+def test_it_the_lockout_time_follows_the_setting(owner, settings):
     settings.AXES_COOLOFF_TIME = timezone.timedelta(minutes=2)
     settings.AXES_FAILURE_LIMIT = 2
     fail(2)
@@ -68,14 +68,14 @@ def test_the_lockout_time_follows_the_setting(owner, settings):
     assert locked["Retry-After"] == "120"
 
 
-def test_a_success_resets_the_count(owner):
+def test_it_a_success_resets_the_count(owner):
     fail(4)
     assert attempt("alice", "alice-password-1").status_code == 302
     fail(4)
     assert attempt("alice", "alice-password-1").status_code == 302
 
 
-def test_operators_commands_log_in_without_a_request(owner):
+def test_it_operators_commands_log_in_without_a_request(owner):
     from django.contrib.auth import authenticate
 
     fail(5)

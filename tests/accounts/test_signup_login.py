@@ -27,7 +27,7 @@ def session_user(client) -> User | None:
     return User.objects.get(pk=user_id) if user_id else None
 
 
-def test_signup_is_not_found_unless_signup_is_on(client, db, settings):
+def test_it_signup_is_not_found_unless_signup_is_on(client, db, settings):
     settings.SIGNUP = False
     assert client.get("/accounts/signup/").status_code == 404
     assert signup(client, "bob").status_code == 404
@@ -61,7 +61,7 @@ def test_it_refuses_signup_with_mismatched_passwords(client, db):
     assert session_user(client) is None
 
 
-def test_a_taken_name_answers_exactly_like_a_free_one(owner):
+def test_it_a_taken_name_answers_exactly_like_a_free_one(owner):
     taken, free = Client(), Client()
     taken_answer, free_answer = signup(taken, "ALICE"), signup(free, "carol")
     assert taken_answer.status_code == free_answer.status_code == 302
@@ -78,7 +78,7 @@ def test_a_taken_name_answers_exactly_like_a_free_one(owner):
     assert "exists" not in signup(Client(), "alice", "short").text
 
 
-def test_signups_are_limited_per_address_and_hour(db, settings):
+def test_it_signups_are_limited_per_address_and_hour(db, settings):
     settings.SIGNUPS_PER_HOUR = 5
     for number in range(5):
         assert signup(Client(), f"user{number}").status_code == 302

@@ -9,6 +9,7 @@ caller gets `CliUnavailable(reason)` and the fixtures skip with that reason.
 """
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -49,7 +50,7 @@ def installed_version(name: str) -> str | None:
 def find_cli(name: str) -> Path:
     """The path of the pinned CLI `name`, installing it first if needed."""
     binary = cli_dir() / "node_modules" / ".bin" / name
-    with _install_lock:
+    with _install_lock, across_processes():
         if name in _unavailable:
             raise CliUnavailable(_unavailable[name])
         if not (binary.exists() and installed_version(name) == PACKAGES[name][1]):
@@ -58,6 +59,16 @@ def find_cli(name: str) -> Path:
                 _unavailable[name] = reason
                 raise CliUnavailable(reason)
     return binary
+
+
+@contextlib.contextmanager
+def across_processes():
+    """One npm at a time in the CLI folder, whichever test worker asks: several npm
+    installs into one node_modules at once fail with ENOENT."""
+    cli_dir().mkdir(parents=True, exist_ok=True)
+    with open(cli_dir() / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _install(name: str) -> str | None:

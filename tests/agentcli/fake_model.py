@@ -24,6 +24,8 @@ from tests.agentcli.wire.gemini import Gemini
 from tests.agentcli.wire.responses import Responses
 
 _GEMINI_PATH = re.compile(r"/models/([^/:]+):(streamGenerateContent|generateContent)")
+# How long a paced answer's last piece waits for its release at most (a test that failed).
+RELEASE_SECONDS = 90
 
 
 @dataclass
@@ -35,6 +37,16 @@ class Request:
     body: dict | None
     answer: Answer | None = None  # what the fake answered, for model calls
     raw: str = field(default="", repr=False)
+
+
+@dataclass
+class Pace:
+    """A streamed text answer sent in `chunks` deltas, `pause` seconds apart, its last
+    piece only once `release` is set (see FakeModel.stream_next)."""
+
+    chunks: int
+    pause: float
+    release: threading.Event = field(default_factory=threading.Event)
 
 
 def _strings(value):
@@ -56,6 +68,7 @@ class FakeModel:
         self._lock = threading.Lock()
         self._failures: list[int] = []
         self._holds: list[float] = []
+        self._paces: list[Pace] = []
         # Set while a held model call waits (see hold_next).
         self.holding = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -98,6 +111,21 @@ class FakeModel:
         time for a message to arrive while the CLI waits for its model."""
         with self._lock:
             self._holds.append(seconds)
+
+    def stream_next(self, chunks: int, pause: float = 0.2) -> threading.Event:
+        """Stream the next final text (Anthropic, a streamed call with tools) in `chunks`
+        text deltas, `pause` seconds apart; the last is sent only once the event returned
+        is set (or after RELEASE_SECONDS): a test sees the answer before it is complete."""
+        pace = Pace(chunks, pause)
+        with self._lock:
+            self._paces.append(pace)
+        return pace.release
+
+    def take_pace(self, body: dict, answer: Answer) -> Pace | None:
+        if not (answer.text and body.get("stream") and body.get("tools")):
+            return None
+        with self._lock:
+            return self._paces.pop(0) if self._paces else None
 
     def take_hold(self) -> float:
         with self._lock:
@@ -186,7 +214,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._record("anthropic", body)
             return self._send(200, "application/json", b'{"input_tokens": 10}')
         if path.endswith("/messages"):
-            return self._answer(Anthropic, body, lambda a: Anthropic.encode(a, body))
+            return self._anthropic(body)
         if path.endswith("/responses"):
             return self._answer(Responses, body, lambda a: Responses.encode(a, body))
         match = _GEMINI_PATH.search(path)
@@ -194,6 +222,16 @@ class _Handler(BaseHTTPRequestHandler):
             return self._gemini(body, match.group(1), match.group(2) == "streamGenerateContent")
         self._record("other", body)
         self._send(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def _anthropic(self, body: dict):
+        def encode(answer: Answer) -> tuple[str, bytes] | None:
+            pace = self.server.fake.take_pace(body, answer)
+            if pace is None:
+                return Anthropic.encode(answer, body)
+            self._send_paced(*Anthropic.pieces(answer, body, pace.chunks), pace)
+            return None  # sent
+
+        self._answer(Anthropic, body, encode)
 
     def _gemini(self, body: dict, model: str, stream: bool):
         if Gemini.wants_json(body):
@@ -213,7 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
         if status:
             return self._send(status, "application/json", _error_body(status))
         request.answer = decide(dialect, body)
-        self._send(200, *encode(request.answer))
+        if (encoded := encode(request.answer)) is not None:
+            self._send(200, *encoded)
 
     def _read_json(self) -> dict:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -230,6 +269,19 @@ class _Handler(BaseHTTPRequestHandler):
         request.raw = getattr(self, "_raw", "")
         self.server.fake.record(request)
         return request
+
+    def _send_paced(self, content_type: str, pieces: list[bytes], pace: Pace):
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(sum(len(piece) for piece in pieces)))
+        self.end_headers()
+        for number, piece in enumerate(pieces):
+            if number == len(pieces) - 1:
+                pace.release.wait(RELEASE_SECONDS)
+            elif number:
+                time.sleep(pace.pause)
+            self.wfile.write(piece)
+            self.wfile.flush()
 
     def _send(self, status: int, content_type: str, payload: bytes):
         self.send_response(status)

@@ -153,6 +153,8 @@ def site_env(tmp: Path, agents: Path, fake, clis: dict, port: int, **extra) -> d
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "DATABASE_URL": f"sqlite:///{tmp / 'site.sqlite3'}",
         "AGENTS_DIR": str(agents),
+        # Working folders lie in <root>/<username>/: alice's are in folders/alice/ (Site.work).
+        "AGENT_FOLDERS": str(tmp / "folders"),
         "CROSSTALK_URL": f"http://127.0.0.1:{port}",
         "CLAUDE_BIN": str(clis["claude"]),
         "CODEX_BIN": str(clis["codex"]),
@@ -161,6 +163,9 @@ def site_env(tmp: Path, agents: Path, fake, clis: dict, port: int, **extra) -> d
         # Hosted agents get an allow-list of this environment: the fake Codex provider's
         # key is read from a variable of its own (its env_key), passed on by name.
         "AGENT_ENV_PASS": CODEX_KEY_VAR,
+        # A model on this machine's loopback: under AGENT_SANDBOX=bwrap the jail reaches
+        # no loopback port but Crosstalk's own unless named here.
+        "AGENT_NET_ALLOW": f"127.0.0.1:{fake.port}",
         **extra,
     }
     return env
@@ -181,12 +186,12 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     port = free_port()
     env = site_env(tmp, agents, fake, clis, port, **extra)
     migrate(env)
-    # alice's hosted chats run here.
-    token = servers.make_people(env, ["alice"], PASSWORD, runners=True)["alice"]
+    # alice's hosted chats run here, with the operator's model logins (the fake's keys).
+    token = servers.make_people(env, ["alice"], PASSWORD, runners=True, lend=True)["alice"]
     # The last --port wins: the one CROSSTALK_URL names.
     server, _ = start_server(env, "--port", str(port))
-    work = tmp / "work"
-    work.mkdir(exist_ok=True)
+    work = tmp / "folders" / "alice"
+    work.mkdir(parents=True, exist_ok=True)
     try:
         yield Site(env["CROSSTALK_URL"], token, tmp / "site.sqlite3", work, fake, agents=agents)
     finally:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agents.attach import attach_config, write_files
+from agents.safe_files import Folder
 from chats.models import Chat
 from tests.agentcli.clis import claude_env, codex_env, gemini_env, run_cli
 from tests.agentcli.fake_model import FakeModel
@@ -356,7 +357,8 @@ def config_dir():
 def hosted(agent: str, key: str, url: str, folder):
     config = attach_config(Chat(peers=True), agent, key=key, base_url=url, hosted=True,
                            config_dir=folder)  # fmt: skip
-    write_files(config, folder)
+    with Folder.open_root(folder) as opened:
+        write_files(config, opened)
     return config
 
 
@@ -442,7 +444,7 @@ def run_claude(cli, fake, crosstalk, key, home, workdir, prompt):
 # What a person copies from the panel, and hooks that cannot reach Crosstalk ----------------
 
 
-def test_the_claude_config_copied_from_the_panel_joins_a_real_session(
+def test_it_the_claude_config_copied_from_the_panel_joins_a_real_session(
     claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
 ):
     """Show a new key, switch tabs, copy Claude's `claude mcp add` line and settings file
@@ -492,7 +494,7 @@ def any_cli(request):
     return request.param, request.getfixturevalue(fixture[request.param])
 
 
-def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(
+def test_it_the_first_prompt_of_an_idle_attached_session_carries_what_waits(
     any_cli, messenger, crosstalk, sender, cli_home, cli_workdir
 ):
     agent, cli = any_cli
@@ -519,7 +521,7 @@ def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(
 WARNING = "Crosstalk: cannot reach the server at http://127.0.0.1:"
 
 
-def test_a_session_whose_hooks_cannot_reach_crosstalk_is_told_once(
+def test_it_a_session_whose_hooks_cannot_reach_crosstalk_is_told_once(
     any_cli, messenger, crosstalk, cli_home, cli_workdir
 ):
     agent, cli = any_cli

@@ -52,7 +52,7 @@ def turn_seconds(site, chat: dict) -> float:
     return seconds
 
 
-def test_gemini_taking_a_message_as_it_finishes_ends_idle_and_answers_it(site):
+def test_it_gemini_taking_a_message_as_it_finishes_ends_idle_and_answers_it(site):
     chat = site.hosted_chat("gemini-late", "gemini", permission_mode="yolo")
     site.fake.hold_next(3)  # its one model call: the message arrives meanwhile
     site.prompt(chat, "[[say first-words]]")
@@ -70,7 +70,7 @@ def test_gemini_taking_a_message_as_it_finishes_ends_idle_and_answers_it(site):
     assert (read["state"], read["answered"]) == ("delivered", True), read
 
 
-def test_codex_after_two_500s_from_the_model_ends_idle_with_a_note(site):
+def test_it_codex_after_two_500s_from_the_model_ends_idle_with_a_note(site):
     chat = site.hosted_chat("codex-retry", "codex", permission_mode="workspace-write")
     site.fake.fail_next(500, times=2)
     site.prompt(chat, "[[say recovered]]")
@@ -82,7 +82,7 @@ def test_codex_after_two_500s_from_the_model_ends_idle_with_a_note(site):
     assert any(note.startswith("codex: Reconnecting...") for note in notes), notes
 
 
-def test_codex_resuming_a_thread_that_is_gone_starts_a_fresh_session(site):
+def test_it_codex_resuming_a_thread_that_is_gone_starts_a_fresh_session(site):
     chat = site.hosted_chat("codex-moved", "codex", permission_mode="workspace-write")
     site.prompt(chat, "[[say one]]")
     assert site.until(chat, "idle", "failed")["status"] == "idle", site.notes(chat)
@@ -104,7 +104,7 @@ def test_codex_resuming_a_thread_that_is_gone_starts_a_fresh_session(site):
 
 
 @pytest.mark.parametrize("kind", ["claude-code", "gemini"])
-def test_claude_and_gemini_resuming_a_session_they_lack_start_a_fresh_one(site, kind):
+def test_it_claude_and_gemini_resuming_a_session_they_lack_start_a_fresh_one(site, kind):
     chat = site.hosted_chat(f"{kind}-moved", kind, permission_mode=RUNS_SHELL[kind])
     site.prompt(chat, "[[say one]]")
     assert site.until(chat, "idle", "failed")["status"] == "idle", site.notes(chat)
@@ -122,7 +122,7 @@ def test_claude_and_gemini_resuming_a_session_they_lack_start_a_fresh_one(site, 
 
 
 @pytest.mark.parametrize("kind", ["codex", "gemini", "claude-code"])
-def test_a_model_out_of_reach_fails_the_turn_within_the_bound(offline, kind):
+def test_it_a_model_out_of_reach_fails_the_turn_within_the_bound(offline, kind):
     chat = offline.hosted_chat(f"{kind}-offline", kind, permission_mode=RUNS_SHELL[kind])
     started = time.monotonic()
     offline.prompt(chat, "[[say never]]")
@@ -138,3 +138,37 @@ def test_a_model_out_of_reach_fails_the_turn_within_the_bound(offline, kind):
     assert time.monotonic() - started < STALL + 40
     held = send_from_person(offline, chat, "still there?")
     assert (held["state"], held["detail"]) == ("queued", "held_until_you_write")
+
+
+@pytest.mark.parametrize("kind", ["codex", "gemini", "claude-code"])
+def test_it_a_model_out_of_reach_gives_back_the_message_that_joined_the_turn(offline, kind):
+    chat = offline.hosted_chat(f"{kind}-gives-back", kind, permission_mode=RUNS_SHELL[kind])
+    asker = offline.call(
+        "POST", "/api/v1/chats", {"name": f"{kind}-asker", "agent": "demo", "peers": True}
+    ).json()
+    offline.prompt(chat, "[[say never]]")
+    offline.until(chat, "failed")  # it ran (so it can be reached), and failed: it holds
+    sent = offline.call(
+        "POST",
+        "/api/v1/messages",
+        {"from_chat": asker["id"], "to_chat": chat["id"], "text": "which port?"},
+    ).json()
+    assert sent["reason"] == "held_until_you_write", sent
+
+    offline.prompt(chat, "[[say never]]")  # the held message joins this turn's prompt
+    failed = offline.until(chat, "failed", turns=2)
+
+    assert failed["status"] == "failed", offline.notes(chat)
+    ((given,),) = offline.query(
+        "select input from chats_turn where chat_id = ? order by id desc limit 1", chat["id"]
+    )
+    assert "which port?" in given  # it did join the turn that failed
+    message = offline.call("GET", f"/api/v1/messages/{sent['id']}").json()
+    assert (message["state"], message["reason"], message["answered"]) == (
+        "queued",
+        "held_until_you_write",
+        False,
+    ), message
+    (told,) = [n for n in offline.entries(asker, "notice") if "went back" in n]
+    assert told.startswith(f"Your message to {kind}-gives-back went back: its turn failed")
+    assert "model unreachable" in told, told

@@ -24,7 +24,7 @@ def send_from_person(site, chat: dict, text: str) -> dict:
     return response.json()
 
 
-def test_stop_mid_turn_kills_the_cli_and_everything_it_started(site):
+def test_it_stop_mid_turn_kills_the_cli_and_everything_it_started(site):
     chat = site.hosted_chat("sleeper", "claude-code", permission_mode="bypassPermissions")
     folder = site.work / "sleeper"
     site.prompt(chat, "[[bash tail -f /dev/null]]\n[[say never]]")
@@ -40,7 +40,7 @@ def test_stop_mid_turn_kills_the_cli_and_everything_it_started(site):
     assert (held["state"], held["detail"]) == ("queued", "held_until_you_write")
 
 
-def test_a_cli_that_reports_an_error_fails_the_turn_and_the_next_prompt_runs(site):
+def test_it_a_cli_that_reports_an_error_fails_the_turn_and_the_next_prompt_runs(site):
     chat = site.hosted_chat("flaky", "claude-code", permission_mode="bypassPermissions")
     site.fake.fail_next(500)  # Claude retries nothing here (CLAUDE_CODE_MAX_RETRIES=0)
     site.prompt(chat, "[[say fine]]")
@@ -49,7 +49,9 @@ def test_a_cli_that_reports_an_error_fails_the_turn_and_the_next_prompt_runs(sit
 
     assert failed["status"] == "failed"
     (notice,) = site.entries(chat, "notice")
-    assert notice.startswith("The turn failed: claude reported an error:"), notice
+    assert notice.startswith("The turn failed: claude reported an error: API Error: 500"), notice
+    # The CLI's "API Error: 500 …" is the failure's reason, never the agent's answer.
+    assert site.entries(chat, "answer") == []
     held = send_from_person(site, chat, "try again?")
     assert (held["state"], held["detail"]) == ("queued", "held_until_you_write")
 
@@ -58,3 +60,25 @@ def test_a_cli_that_reports_an_error_fails_the_turn_and_the_next_prompt_runs(sit
     assert (again["status"], again["last_answered"]) == ("idle", "fine now"), site.notes(chat)
     message = site.call("GET", f"/api/v1/messages/{held['id']}").json()
     assert (message["state"], message["detail"]) == ("delivered", "turn_prompt")
+
+
+def test_it_a_model_error_is_never_sent_as_the_answer_to_a_message(site):
+    chat = site.hosted_chat("erring", "claude-code", permission_mode="bypassPermissions")
+    site.prompt(chat, "[[say ready]]")  # a chat that ran can be written to
+    assert site.until(chat, "idle", "failed")["status"] == "idle", site.notes(chat)
+    site.fake.fail_next(500)  # no retries: Claude gives up on its first model call
+
+    sent = send_from_person(site, chat, "[[say all good]]")
+    failed = site.until(chat, "idle", "failed", turns=2)
+
+    assert failed["status"] == "failed"
+    message = site.call("GET", f"/api/v1/messages/{sent['id']}").json()
+    assert (message["answered"], message["answer"]) == (False, None)
+    assert site.entries(chat, "answer") == ["ready"]
+    # The site is shared by the module: only this chat's entries (the first test's
+    # failure notice quotes an API error too).
+    said = site.query(
+        "select kind, text from chats_entry where chat_id = ? and text like '%API Error%'",
+        chat["id"],
+    )
+    assert [kind for kind, _ in said] == ["notice"], said

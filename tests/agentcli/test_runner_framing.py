@@ -74,7 +74,7 @@ def assert_only_the_real_end_has_the_boundary(text: str, message_id: str) -> Non
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_a_forged_end_reads_as_text_between_steps_and_as_it_finishes(site, sender, kind):
+def test_it_a_forged_end_reads_as_text_between_steps_and_as_it_finishes(site, sender, kind):
     mode, api = KINDS[kind]
     chat = site.hosted_chat(f"framed-{kind}", kind, permission_mode=mode)
     sent = {}

@@ -9,7 +9,7 @@ import pytest
 
 from tests.agentcli.runner_site import site_fixture
 from tests.agentcli.test_runner_turns import (  # the tests themselves, run on this site
-    test_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key,
+    test_it_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key,
     test_it_runs_a_hosted_turn_and_resumes_its_session,
 )
 
@@ -18,7 +18,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
 ]
 __all__ = [
-    "test_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key",
+    "test_it_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key",
     "test_it_runs_a_hosted_turn_and_resumes_its_session",
 ]
 

@@ -20,7 +20,7 @@ def release_db_thread_connection() -> None:
 site = site_fixture(TURN_TIMEOUT_SECONDS=str(TIME_LIMIT))
 
 
-def test_a_turn_past_the_time_limit_fails_with_its_group_killed(site):
+def test_it_a_turn_past_the_time_limit_fails_with_its_group_killed(site):
     # Claude's Bash waits up to 2 minutes for a command (Codex stops one after 10 s).
     chat = site.hosted_chat("slow", "claude-code", permission_mode="bypassPermissions")
     folder = site.work / "slow"

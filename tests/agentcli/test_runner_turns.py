@@ -1,11 +1,11 @@
 """Hosted turns of the REAL Claude Code, Codex and Gemini, run by Crosstalk's runner
 inside a real server, scripted through the fake model: the shell step really runs
 in the chat's folder, the final text is the answer in the conversation, and the
-second turn resumes the same session."""
+second turn resumes the same session, and Claude's answer shows as it grows."""
 
 import pytest
 
-from tests.agentcli.runner_site import site_fixture
+from tests.agentcli.runner_site import poll, site_fixture
 
 pytestmark = pytest.mark.agent_cli
 
@@ -56,7 +56,7 @@ def test_it_runs_a_hosted_turn_and_resumes_its_session(site, kind):
 
 
 @pytest.mark.parametrize("kind", ["claude-code", "codex", "gemini"])
-def test_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key(site, kind):
+def test_it_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key(site, kind):
     chat = site.hosted_chat(f"{kind}-caller", kind, permission_mode=RUNS_SHELL[kind])
     # A refusal (no such chat) carries no directives the fake model would follow.
     call = '[[call MessageChat {"to": "chat_nobody", "text": "hello?"}]]'
@@ -71,3 +71,27 @@ def test_a_hosted_turn_gets_the_crosstalk_tools_with_its_turns_key(site, kind):
     assert any("no_chat" in shown for shown in site.fake.tool_results(API[kind])), (
         site.fake.tool_results(API[kind])
     )
+
+
+def test_it_shows_claudes_answer_as_it_grows_then_once_whole(site):
+    chat = site.hosted_chat("streamer", "claude-code", permission_mode="bypassPermissions")
+    answer = "Streamed in pieces: alpha, beta, gamma, delta and at last epsilon."
+    # The final text comes in 5 text deltas; the last is held until the test lets it go.
+    release = site.fake.stream_next(chunks=5, pause=0.2)
+    try:
+        site.prompt(chat, f"[[bash echo a step first]]\n[[say {answer}]]")
+        what = "the answer's first words while its last piece is still held"
+        (growing,) = poll(lambda: site.entries(chat, "answer"), what, timeout=60)
+    finally:
+        release.set()
+
+    assert growing and answer.startswith(growing) and growing != answer
+    done = site.until(chat, "idle", "failed")
+    assert (done["status"], done["last_answered"]) == ("idle", answer), site.notes(chat)
+    # The growing entry became the whole answer: once, after the step, nothing lost.
+    assert site.entries(chat, "answer") == [answer]
+    kinds = site.query(
+        "select kind from chats_entry where chat_id = ? and kind != 'prompt' order by id",
+        chat["id"],
+    )
+    assert kinds == [("tool",), ("answer",)]

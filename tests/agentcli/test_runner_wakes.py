@@ -29,7 +29,7 @@ def codex_chat(site):
     return chat
 
 
-def test_a_message_wakes_an_idle_hosted_chat_and_its_answer_reaches_the_waiting_call(
+def test_it_a_message_wakes_an_idle_hosted_chat_and_its_answer_reaches_the_waiting_call(
     site, codex_chat
 ):
     sender = site.call("POST", "/api/v1/chats", {"name": "asker", "peers": True}).json()
@@ -55,7 +55,7 @@ def test_a_message_wakes_an_idle_hosted_chat_and_its_answer_reaches_the_waiting_
     assert woken[before:] == [("wake",)]
 
 
-def test_a_hosted_claude_chat_asks_a_hosted_codex_chat_and_gets_the_answer_in_the_call(
+def test_it_a_hosted_claude_chat_asks_a_hosted_codex_chat_and_gets_the_answer_in_the_call(
     site, codex_chat
 ):
     asker = site.hosted_chat("checkout", "claude-code", permission_mode="bypassPermissions")

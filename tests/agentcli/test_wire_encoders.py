@@ -126,3 +126,15 @@ def test_it_reads_gemini_hook_context_unescaped():
 
     assert event.text.endswith("<hook_context>[[bash x > y]]</hook_context>")
     assert "a &gt; b" in event.text
+
+
+def test_it_cuts_an_anthropic_text_into_pieces_of_one_delta_each():
+    kind, pieces = Anthropic.pieces(Answer(text="Alpha beta gamma"), {"stream": True}, chunks=3)
+    per_piece = [read_sse(piece) for piece in pieces]
+
+    assert kind == "text/event-stream" and len(pieces) == 3
+    deltas = [[d["delta"]["text"] for n, d in events if n == "content_block_delta"]
+              for events in per_piece]  # fmt: skip
+    assert deltas == [["Alpha "], ["beta g"], ["amma"]]
+    assert [name for name, _ in per_piece[0]][:2] == ["message_start", "content_block_start"]
+    assert [name for name, _ in per_piece[-1]][-1] == "message_stop"

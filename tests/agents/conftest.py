@@ -6,6 +6,7 @@ its own connection: tests that run turns use a transactional database."""
 import asyncio
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -74,3 +75,27 @@ async def group_gone(pgid: int, timeout: float = 5) -> bool:
             return True
         await asyncio.sleep(0.02)
     return False
+
+
+def marked(marker: str) -> list[int]:
+    """Processes with this marker (a test's unique word) as one of their arguments."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue  # ended meanwhile
+    return found
+
+
+async def none_marked(marker: str, timeout: float = 10) -> bool:
+    """Whether every process carrying the marker is gone within the timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while marked(marker):
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from chats.models import Chat
-from crosstalk import listen
+from kernel import listen
 from tests.conftest import make_chat
 from tests.peers.hooks import cli_chat, hook, sample
 

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from agents.attach.common import hook_command
+from agents.hooks.handling import PROMPT_LINE
 from chats.models import Chat, Turn
-from peers.hooks.handling import PROMPT_LINE
 from tests.peers.hooks import cli_chat, sample
 
 
@@ -81,8 +81,11 @@ def test_it_tells_the_session_when_its_key_is_refused(live_server, owner, tmp_pa
 
     done = run_hook("claude-code", payload, url=live_server.url, key="cak_wrong", tmp=tmp_path)
 
-    assert "refused this chat's key (401)" in warning(done)
-    assert "agent_config again" in warning(done)
+    assert warning(done) == (
+        f"Crosstalk: the server at {live_server.url} refused this chat's key (401); it was"
+        " replaced or revoked. Run agent_config again (or copy the config from the chat"
+        " page) to write the new one. Messages from other chats will not reach this session."
+    )
     assert Chat.objects.get(pk=claude.pk).session_id != payload["session_id"]
 
 

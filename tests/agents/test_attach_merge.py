@@ -74,7 +74,7 @@ def claude_files(homes, folder):
     return homes / "claude-home" / ".claude.json", folder / ".claude" / "settings.local.json"
 
 
-def test_claude_keeps_the_persons_servers_settings_and_hooks(homes, folder):
+def test_it_claude_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     user, local = claude_files(homes, folder)
     person = {"projects": {"/elsewhere": {"mcpServers": {"x": {}}}}, "theme": "dark"}
     user_before = dump(user, person)
@@ -112,7 +112,7 @@ def test_claude_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     assert (user.read_text(), local.read_text()) == (user_before, local_before)
 
 
-def test_claude_remove_deletes_only_the_files_it_created(homes, folder):
+def test_it_claude_remove_deletes_only_the_files_it_created(homes, folder):
     write("claude-code", folder)
     user, local = claude_files(homes, folder)
     assert local.is_file() and user.is_file()
@@ -125,7 +125,7 @@ def test_claude_remove_deletes_only_the_files_it_created(homes, folder):
     assert f"Removed {local}" in done
 
 
-def test_claude_takes_an_earlier_versions_server_out_of_mcp_json(homes, folder):
+def test_it_claude_takes_an_earlier_versions_server_out_of_mcp_json(homes, folder):
     mcp = folder / ".mcp.json"
     old = {"type": "http", "url": "u", "headers": {"Authorization": f"Bearer {KEY}"}}
     dump(mcp, {"mcpServers": {"github": {"url": "g"}, "crosstalk": old}})
@@ -133,7 +133,7 @@ def test_claude_takes_an_earlier_versions_server_out_of_mcp_json(homes, folder):
     assert json.loads(mcp.read_text()) == {"mcpServers": {"github": {"url": "g"}}}
 
 
-def test_claude_files_the_server_under_the_repository_root(homes, folder):
+def test_it_claude_files_the_server_under_the_repository_root(homes, folder):
     git(folder, "init", "-q")
     sub = folder / "web"
     sub.mkdir()
@@ -142,7 +142,7 @@ def test_claude_files_the_server_under_the_repository_root(homes, folder):
     assert list(projects) == [str(folder.resolve())]  # where `claude mcp add` puts it too
 
 
-def test_an_unparseable_file_is_left_alone_and_nothing_is_written(homes, folder):
+def test_it_an_unparseable_file_is_left_alone_and_nothing_is_written(homes, folder):
     user, local = claude_files(homes, folder)
     local.parent.mkdir(parents=True)
     local.write_text('{"model": "opus",}')
@@ -152,7 +152,7 @@ def test_an_unparseable_file_is_left_alone_and_nothing_is_written(homes, folder)
     assert not user.exists()
 
 
-def test_a_file_keeps_its_mode_its_indentation_and_its_symlink(homes, folder, tmp_path):
+def test_it_a_file_keeps_its_mode_its_indentation_and_its_symlink(homes, folder, tmp_path):
     real = tmp_path / "dotfiles" / "claude.json"
     real.parent.mkdir()
     real.write_text('{\n    "theme": "dark"\n}')
@@ -173,7 +173,7 @@ def test_a_file_keeps_its_mode_its_indentation_and_its_symlink(homes, folder, tm
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
-def test_git_would_add_no_file_holding_the_key(homes, folder, agent):
+def test_it_git_would_add_no_file_holding_the_key(homes, folder, agent):
     git(folder, "init", "-q")
     (folder / "README").write_text("hello\n")
 
@@ -193,7 +193,7 @@ def test_git_would_add_no_file_holding_the_key(homes, folder, agent):
     assert "crosstalk" not in (folder / ".git" / "info" / "exclude").read_text()
 
 
-def test_a_worktree_is_excluded_in_its_repositorys_exclude_file(homes, tmp_path):
+def test_it_a_worktree_is_excluded_in_its_repositorys_exclude_file(homes, tmp_path):
     main = tmp_path / "main"
     main.mkdir()
     git(main, "init", "-q")
@@ -218,7 +218,7 @@ def test_a_worktree_is_excluded_in_its_repositorys_exclude_file(homes, tmp_path)
     assert "/.crosstalk/env" in (main / ".git" / "info" / "exclude").read_text()
 
 
-def test_a_key_file_git_tracks_is_refused(homes, folder):
+def test_it_a_key_file_git_tracks_is_refused(homes, folder):
     git(folder, "init", "-q")
     env = folder / ".crosstalk" / "env"
     env.parent.mkdir()
@@ -233,7 +233,7 @@ def test_a_key_file_git_tracks_is_refused(homes, folder):
 # Codex ------------------------------------------------------------------------------
 
 
-def test_codex_leaves_the_persons_config_alone_and_uses_a_profile(homes, folder):
+def test_it_codex_leaves_the_persons_config_alone_and_uses_a_profile(homes, folder):
     codex_home = homes / "codex-home"
     config = codex_home / "config.toml"
     config.write_text('model = "o3"\n[model_providers.mine]\nname = "mine"\n')
@@ -258,7 +258,7 @@ def test_codex_leaves_the_persons_config_alone_and_uses_a_profile(homes, folder)
     assert config.read_text() == before
 
 
-def test_codex_keeps_what_the_person_added_to_the_profile(homes, folder):
+def test_it_codex_keeps_what_the_person_added_to_the_profile(homes, folder):
     profile = homes / "codex-home" / "crosstalk.config.toml"
     profile.write_text('# my tweaks\nmodel = "o3"  # fast\n\n[mcp_servers.github]\nurl = "g"\n')
 
@@ -275,7 +275,7 @@ def test_codex_keeps_what_the_person_added_to_the_profile(homes, folder):
     assert "# my tweaks" in profile.read_text()
 
 
-def test_codex_refuses_a_profile_that_is_not_toml(homes, folder):
+def test_it_codex_refuses_a_profile_that_is_not_toml(homes, folder):
     profile = homes / "codex-home" / "crosstalk.config.toml"
     profile.write_text("model = \n")
     with pytest.raises(ConfigFileError, match="not valid TOML"):
@@ -287,7 +287,7 @@ def test_codex_refuses_a_profile_that_is_not_toml(homes, folder):
 # Gemini -----------------------------------------------------------------------------
 
 
-def test_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
+def test_it_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     settings_path = folder / ".gemini" / "settings.json"
     person = {
         "model": {"name": "gemini-2.5-pro"},
@@ -313,7 +313,7 @@ def test_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     assert not (folder / ".crosstalk").exists()
 
 
-def test_gemini_refuses_settings_with_comments_and_leaves_them(homes, folder):
+def test_it_gemini_refuses_settings_with_comments_and_leaves_them(homes, folder):
     settings_path = folder / ".gemini" / "settings.json"
     settings_path.parent.mkdir()
     text = '{\n  // my model\n  "model": {"name": "x"}, "u": "http://a//b"\n}\n'
@@ -324,7 +324,7 @@ def test_gemini_refuses_settings_with_comments_and_leaves_them(homes, folder):
     assert not (folder / ".crosstalk").exists()
 
 
-def test_the_env_file_keeps_the_persons_other_lines(homes, folder):
+def test_it_the_env_file_keeps_the_persons_other_lines(homes, folder):
     env = folder / ".crosstalk" / "env"
     env.parent.mkdir()
     env.write_text("# mine\nOTHER=1\nCROSSTALK_KEY=cak_old\n")

@@ -25,8 +25,9 @@ def agent_config(env: dict, *args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_the_url_follows_the_running_servers_port(tmp_path):
+def test_it_the_url_follows_the_running_servers_port(tmp_path):
     env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    env["AGENT_FOLDERS"] = str(tmp_path / "folders")  # alice's hosted chat works in there
     env.pop("REDIS_URL", None)
     env.pop("CROSSTALK_URL", None)
     migrate(env)

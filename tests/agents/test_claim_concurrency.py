@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connection
 
-from chats.actions import claim_next_turn, do_finish_turn, do_prompt
+from chats.actions import claim_next_turn, do_mark_turn_done, do_prompt
 from chats.models import Turn
 from tests.conftest import make_chat
 
@@ -54,7 +54,7 @@ def test_it_hands_each_of_30_turns_to_exactly_one_worker(owner):
     assert {turn.prompt for turn in first_round} == {"first"}
     assert claim_next_turn("sweep") is None
     for turn in first_round:
-        assert do_finish_turn(turn, final_text="done")
+        assert do_mark_turn_done(turn, final_text="done")
 
     second_round = claim_in_threads()
 

@@ -15,7 +15,7 @@ from chats.selectors import chat_for_agent_key
 from peers import actions
 from peers.models import PeerMessage
 from tests.agents.conftest import fresh, prompt, run_all, texts
-from tests.conftest import make_chat
+from tests.conftest import make_chat, own_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,7 +98,7 @@ async def test_it_runs_a_turn_in_the_folder_and_resumes_its_session(
     kind, owner, tmp_path, stand_in, settings
 ):
     log = stand_in(kind)
-    folder = tmp_path / "repo"
+    folder = own_folder(owner, "repo")
     chat = await sync_to_async(hosted_chat)(owner, kind, folder)
     await prompt(chat, "first")
     await run_all()
@@ -128,7 +128,7 @@ async def test_it_runs_a_turn_in_the_folder_and_resumes_its_session(
 async def test_it_shows_claudes_steps_and_its_final_text(owner, tmp_path, stand_in):
     log = stand_in("claude-code")
     chat = await sync_to_async(hosted_chat)(
-        owner, "claude-code", tmp_path / "repo", model="opus", permission_mode="acceptEdits"
+        owner, "claude-code", own_folder(owner, "repo"), model="opus", permission_mode="acceptEdits"
     )
     await prompt(chat, "do it")
     await run_all()
@@ -156,7 +156,9 @@ async def test_it_shows_claudes_steps_and_its_final_text(owner, tmp_path, stand_
 
 async def test_it_runs_codex_headless_in_a_home_of_the_chats_own(owner, tmp_path, stand_in):
     log = stand_in("codex")
-    chat = await sync_to_async(hosted_chat)(owner, "codex", tmp_path / "repo", model="gpt-x")
+    chat = await sync_to_async(hosted_chat)(
+        owner, "codex", own_folder(owner, "repo"), model="gpt-x"
+    )
     await prompt(chat, "build")
     await run_all()
     await prompt(chat, "again")
@@ -178,7 +180,7 @@ async def test_it_runs_codex_headless_in_a_home_of_the_chats_own(owner, tmp_path
 
 async def test_it_runs_gemini_with_its_settings_out_of_the_repository(owner, tmp_path, stand_in):
     log = stand_in("gemini")
-    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", own_folder(owner, "repo"))
     await prompt(chat, "look")
     await run_all()
 
@@ -209,7 +211,7 @@ async def test_it_fails_an_error_result_and_holds_what_came_meanwhile(
         + "\n"
     )
     stand_in("claude-code", (error, error))
-    worker = await sync_to_async(hosted_chat)(owner, "claude-code", tmp_path / "repo")
+    worker = await sync_to_async(hosted_chat)(owner, "claude-code", own_folder(owner, "repo"))
     await prompt(worker, "go")
     await run_all()
     worker = await fresh(worker)
@@ -236,7 +238,7 @@ async def test_it_fails_a_non_zero_exit_with_its_stderr(owner, tmp_path, monkeyp
     )
     program.chmod(0o755)
     monkeypatch.setenv("GEMINI_BIN", str(program))
-    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", own_folder(owner, "repo"))
     await prompt(chat, "go")
     await run_all()
 
@@ -246,19 +248,16 @@ async def test_it_fails_a_non_zero_exit_with_its_stderr(owner, tmp_path, monkeyp
     ]
 
 
-def test_it_refuses_a_hosted_chat_whose_folder_or_cli_is_missing(
-    runner_owner, owner_api, tmp_path, monkeypatch
+def test_it_makes_a_missing_folder_and_refuses_a_missing_cli(
+    runner_owner, owner_api, tmp_path, monkeypatch, agent_folders
 ):
-    missing = {"name": "x", "agent": "codex", "folder": str(tmp_path / "nope")}
-    response = owner_api.call("POST", "/api/v1/chats", missing)
-    assert (response.status_code, response.json()["code"]) == (400, "invalid_input")
-    assert response.json()["message"] == (
-        f"folder: the working folder {tmp_path / 'nope'} does not exist on this machine."
-    )
+    missing = {"name": "x", "agent": "codex", "folder": "nope"}
+    assert owner_api.call("POST", "/api/v1/chats", missing).status_code == 201
+    assert (agent_folders / "alice" / "nope").is_dir()
 
     monkeypatch.delenv("CLAUDE_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))
-    body = {"name": "y", "agent": "claude-code", "folder": str(tmp_path)}
+    body = {"name": "y", "agent": "claude-code", "folder": "nope"}
     response = owner_api.call("POST", "/api/v1/chats", body)
     assert response.json() == {
         "code": "invalid_input",

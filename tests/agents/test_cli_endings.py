@@ -20,6 +20,7 @@ from agents.process import Ended, ProcessOutcome
 from chats.models import Entry
 from tests.agents.conftest import fresh, prompt, run_all, texts
 from tests.agents.test_cli_adapters import hosted_chat, stand_in  # noqa: F401 (fixture)
+from tests.conftest import own_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,7 +36,7 @@ def program(tmp_path, monkeypatch, variable: str, body: str) -> None:
     monkeypatch.setenv(variable, str(path))
 
 
-def test_a_reason_keeps_the_meaningful_lines_of_stderr_and_its_last_ones():
+def test_it_a_reason_keeps_the_meaningful_lines_of_stderr_and_its_last_ones():
     head = "Error: thread/resume failed: no rollout found for thread id t-1\n"
     trace = "".join(f"   {n}: <unknown>\n" for n in range(40))
     ended = outcome(head + trace, trace + "note: run with RUST_BACKTRACE=1\n")
@@ -47,7 +48,7 @@ def test_a_reason_keeps_the_meaningful_lines_of_stderr_and_its_last_ones():
     assert len(lines) == len(set(lines)) and sum(len(line) for line in lines) <= 1500
 
 
-def test_a_huge_stderr_makes_a_bounded_reason():
+def test_it_a_huge_stderr_makes_a_bounded_reason():
     noisy = "error: " + "x" * 5000 + "\n"
     ended = outcome(noisy * 3, "".join(f"failed step {n}\n" for n in range(500)))
     reason = failure_reason("codex", ended, SimpleNamespace(failure="", trouble=""), "h")
@@ -55,14 +56,14 @@ def test_a_huge_stderr_makes_a_bounded_reason():
     assert len(reason) < 2000
 
 
-def test_bytes_no_database_can_store_never_reach_a_reason_or_an_entry():
+def test_it_bytes_no_database_can_store_never_reach_a_reason_or_an_entry():
     ended = outcome("error: bad\x00byte\n", "")
     assert stderr_lines(ended) == ["error: bad\ufffdbyte"]
     line = '{"type":"error","message":"Reconnecting... a\\u0000b \\ud800"}'
     assert parse_codex_line(line) == [Trouble("codex: Reconnecting... a\ufffdb \ufffd", True)]
 
 
-def test_a_failure_that_reads_like_the_network_says_the_model_was_unreachable():
+def test_it_a_failure_that_reads_like_the_network_says_the_model_was_unreachable():
     output = SimpleNamespace(failure="gemini reported an error: fetch failed", trouble="")
     reason = failure_reason("gemini", outcome(code=1), output, "models.example:8443")
     assert reason.startswith("model unreachable (could not reach models.example:8443): ")
@@ -81,7 +82,7 @@ def test_it_names_the_host_of_the_model_url(url, host):
     assert host_of(url, "api.default") == host
 
 
-def test_the_watchdog_waits_for_a_running_step_but_not_for_a_silent_model():
+def test_it_the_watchdog_waits_for_a_running_step_but_not_for_a_silent_model():
     output = SimpleNamespace(open_tools=1, tools_missing="")
     watchdog = Watchdog(output, 0.05, tools_expected=True)
     time.sleep(0.1)
@@ -94,13 +95,13 @@ def test_the_watchdog_waits_for_a_running_step_but_not_for_a_silent_model():
     assert not watchdog.give_up()
 
 
-def test_the_watchdog_gives_up_on_missing_tools_only_when_tools_are_expected():
+def test_it_the_watchdog_gives_up_on_missing_tools_only_when_tools_are_expected():
     output = SimpleNamespace(open_tools=0, tools_missing="the crosstalk MCP server was not loaded")
     assert Watchdog(output, 60, tools_expected=True).give_up()
     assert not Watchdog(output, 60, tools_expected=False).give_up()
 
 
-async def test_a_failure_reason_keeps_the_error_before_a_backtrace(owner, tmp_path, monkeypatch):
+async def test_it_a_failure_reason_keeps_the_error_before_a_backtrace(owner, tmp_path, monkeypatch):
     program(
         tmp_path,
         monkeypatch,
@@ -111,7 +112,7 @@ async def test_a_failure_reason_keeps_the_error_before_a_backtrace(owner, tmp_pa
         exit 1
         """,
     )
-    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", own_folder(owner, "repo"))
     await prompt(chat, "go")
     await run_all()
 
@@ -130,7 +131,7 @@ RESULT = {"type": "result", "is_error": False, "result": "did it anyway", "sessi
 
 
 @pytest.mark.parametrize("peers", [True, False])
-async def test_claude_started_without_its_tools_fails_when_the_switch_is_on(
+async def test_it_claude_started_without_its_tools_fails_when_the_switch_is_on(
     owner,
     tmp_path,
     stand_in,  # noqa: F811 (the fixture imported above)
@@ -139,7 +140,7 @@ async def test_claude_started_without_its_tools_fails_when_the_switch_is_on(
     stream = tmp_path / "no-tools.jsonl"
     stream.write_text(f"{json.dumps(INIT_WITHOUT_TOOLS)}\n{json.dumps(RESULT)}\n")
     stand_in("claude-code", (stream, stream))
-    chat = await sync_to_async(hosted_chat)(owner, "claude-code", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "claude-code", own_folder(owner, "repo"))
     if not peers:
         await sync_to_async(type(chat).objects.filter(pk=chat.pk).update)(peers=False)
     await prompt(chat, "go")
@@ -156,7 +157,7 @@ async def test_claude_started_without_its_tools_fails_when_the_switch_is_on(
         assert (chat.status, chat.last_answered) == ("idle", "did it anyway")
 
 
-async def test_codex_whose_crosstalk_server_could_not_be_reached_fails(
+async def test_it_codex_whose_crosstalk_server_could_not_be_reached_fails(
     owner, tmp_path, monkeypatch, settings
 ):
     program(
@@ -169,7 +170,7 @@ async def test_codex_whose_crosstalk_server_could_not_be_reached_fails(
         echo '{{"type":"turn.completed"}}'
         """,
     )
-    chat = await sync_to_async(hosted_chat)(owner, "codex", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "codex", own_folder(owner, "repo"))
     await prompt(chat, "go")
     await run_all()
 
@@ -180,7 +181,7 @@ async def test_codex_whose_crosstalk_server_could_not_be_reached_fails(
     )
 
 
-async def test_gemini_that_skipped_its_settings_fails(owner, tmp_path, monkeypatch):
+async def test_it_gemini_that_skipped_its_settings_fails(owner, tmp_path, monkeypatch):
     program(
         tmp_path,
         monkeypatch,
@@ -190,7 +191,7 @@ async def test_gemini_that_skipped_its_settings_fails(owner, tmp_path, monkeypat
         echo '{"type":"result","status":"success"}'
         """,
     )
-    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", own_folder(owner, "repo"))
     await prompt(chat, "go")
     await run_all()
 
@@ -201,7 +202,7 @@ async def test_gemini_that_skipped_its_settings_fails(owner, tmp_path, monkeypat
     )
 
 
-async def test_settings_below_a_folder_anyone_may_write_fail_the_turn(
+async def test_it_settings_below_a_folder_anyone_may_write_fail_the_turn(
     owner,
     tmp_path,
     stand_in,  # noqa: F811 (the fixture imported above)
@@ -212,7 +213,7 @@ async def test_settings_below_a_folder_anyone_may_write_fail_the_turn(
     shared.mkdir()
     shared.chmod(0o777)
     settings.AGENTS_DIR = shared / "agents"
-    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", own_folder(owner, "repo"))
     await prompt(chat, "go")
     await run_all()
 
@@ -223,14 +224,14 @@ async def test_settings_below_a_folder_anyone_may_write_fail_the_turn(
     assert not log.exists(), "the CLI never started without its settings"
 
 
-async def test_a_settings_folder_others_could_read_is_made_private(
+async def test_it_a_settings_folder_others_could_read_is_made_private(
     owner,
     tmp_path,
     stand_in,  # noqa: F811 (the fixture imported above)
     settings,
 ):
     stand_in("gemini")
-    chat = await sync_to_async(hosted_chat)(owner, "gemini", tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, "gemini", own_folder(owner, "repo"))
     folder = settings.AGENTS_DIR / chat.pk
     folder.mkdir(parents=True)
     folder.chmod(0o755)

@@ -72,7 +72,7 @@ def test_it_reports_a_claude_error_result_even_when_it_says_success():
     assert not of_type(events, Final)
 
 
-def test_a_claude_that_starts_without_its_crosstalk_tools_says_so():
+def test_it_a_claude_that_starts_without_its_crosstalk_tools_says_so():
     init = '{"type":"system","subtype":"init","session_id":"s1","mcp_servers":%s}'
 
     assert parse_claude_line(init % '[{"name":"crosstalk","status":"failed"}]') == [
@@ -88,14 +88,47 @@ def test_a_claude_that_starts_without_its_crosstalk_tools_says_so():
     ]
 
 
-def test_a_claude_retrying_its_model_is_no_progress_and_a_tool_result_ends_a_step():
-    retry = '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"error":"x"}'
+def test_it_a_claude_retrying_its_model_is_no_progress_and_a_tool_result_ends_a_step():
+    retry = (
+        '{"type":"system","subtype":"api_retry","attempt":%d,"max_retries":4,'
+        '"retry_delay_ms":543,"error_status":500,"error":"server_error"}'
+    )
     result = '{"type":"user","message":{"content":[{"type":"tool_result","content":"hi"}]}}'
 
-    assert parse_claude_line(retry) == [
-        Trouble("claude is retrying the model: x (attempt 2 of 10)", retrying=True)
-    ]
+    # Every attempt reads the same: the conversation shows one note, counted.
+    note = "claude is retrying the model: server_error 500 (up to 4 retries)"
+    assert (
+        parse_claude_line(retry % 1)
+        == parse_claude_line(retry % 3)
+        == [Trouble(note, retrying=True)]
+    )
     assert parse_claude_line(result) == [ToolDone()]
+
+
+def test_it_reads_claudes_answer_as_it_grows_and_whole_once_it_is_written():
+    events = events_of("claude-2.1.332-partial-messages.jsonl", parse_claude_line)
+    said = of_type(events, Said)
+
+    assert [call.summary() for call in of_type(events, ToolCall)] == ["Bash · echo hi"]
+    # The streamed pieces (text_delta), then the same text whole (its `assistant` message).
+    assert said == [
+        Said("Alpha beta", delta=True),
+        Said(" gamma del", delta=True),
+        Said("ta epsilon", delta=True),
+        Said("Alpha beta gamma delta epsilon"),
+    ]
+    assert of_type(events, Final) == [Final("Alpha beta gamma delta epsilon")]
+
+
+def test_it_a_claude_api_error_is_never_the_agents_words():
+    events = events_of("claude-2.1.332-api-error.jsonl", parse_claude_line)
+
+    assert not of_type(events, Said) and not of_type(events, Final)
+    (trouble,) = of_type(events, Trouble)
+    assert trouble.message.startswith("claude reported an error: API Error: 500 fake failure")
+    assert not trouble.note  # the failure that follows shows it, once
+    (failure,) = of_type(events, Failure)
+    assert failure.message == trouble.message
 
 
 def test_it_reads_a_codex_turn():
@@ -127,7 +160,7 @@ def test_it_reports_a_failed_codex_turn():
     assert parse_codex_line(line) == [Failure("codex reported an error: stream disconnected")]
 
 
-def test_a_codex_reconnect_is_a_note_and_no_progress_not_a_failure():
+def test_it_a_codex_reconnect_is_a_note_and_no_progress_not_a_failure():
     reconnect = (
         '{"type":"error","message":"Reconnecting... 1/1 (unexpected status 500 Internal'
         ' Server Error: fake failure)"}'
@@ -136,7 +169,12 @@ def test_a_codex_reconnect_is_a_note_and_no_progress_not_a_failure():
     other = '{"type":"error","message":"quota exceeded"}'
 
     (event,) = parse_codex_line(reconnect)
-    assert event.retrying and event.message.startswith("codex: Reconnecting... 1/1")
+    # Without its attempt counter: every attempt is the same note, counted.
+    assert event == Trouble(
+        "codex: Reconnecting... (unexpected status 500 Internal Server Error: fake failure)",
+        retrying=True,
+    )
+    assert parse_codex_line(reconnect.replace("1/1", "2/5")) == [event]
     assert parse_codex_line(offline) == [
         Trouble("codex: Reconnecting... waiting for network", retrying=True)
     ]
@@ -170,7 +208,7 @@ def test_it_reports_a_gemini_error():
     assert parse_gemini_line(line) == [Failure("gemini reported an error: quota exceeded")]
 
 
-def test_a_gemini_warning_is_a_note_and_an_error_event_is_not_the_turns_end():
+def test_it_a_gemini_warning_is_a_note_and_an_error_event_is_not_the_turns_end():
     blocked = {
         "type": "error",
         "severity": "warning",

@@ -20,10 +20,10 @@ from tests.conftest import make_chat
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def command_chat(owner, tmp_path, body: str, name: str = "scripted", **fields):
-    (tmp_path / "agent.py").write_text(textwrap.dedent(body))
+def command_chat(owner, folder, body: str, name: str = "scripted", **fields):
+    (folder / "agent.py").write_text(textwrap.dedent(body))
     command = f"{sys.executable} agent.py"
-    return make_chat(owner, name, agent="command", command=command, folder=str(tmp_path), **fields)
+    return make_chat(owner, name, agent="command", command=command, folder=str(folder), **fields)
 
 
 ECHO = """
@@ -59,8 +59,8 @@ def fresh_message(message) -> PeerMessage:
     return PeerMessage.objects.get(pk=message.pk)
 
 
-async def test_it_answers_with_its_stdout(owner, tmp_path):
-    chat = await sync_to_async(command_chat)(owner, tmp_path, ECHO)
+async def test_it_answers_with_its_stdout(owner, workdir):
+    chat = await sync_to_async(command_chat)(owner, workdir, ECHO)
     await prompt(chat, "which port?")
 
     await run_all()
@@ -73,7 +73,7 @@ async def test_it_answers_with_its_stdout(owner, tmp_path):
     assert turn.cost_usd is None
 
 
-async def test_it_fails_with_the_tail_of_stderr_and_runs_the_next_prompt(owner, tmp_path):
+async def test_it_fails_with_the_tail_of_stderr_and_runs_the_next_prompt(owner, workdir):
     body = """
         import pathlib, sys
         if not pathlib.Path("fixed").exists():
@@ -81,7 +81,7 @@ async def test_it_fails_with_the_tail_of_stderr_and_runs_the_next_prompt(owner, 
             sys.exit(2)
         print("fine now")
     """
-    chat = await sync_to_async(command_chat)(owner, tmp_path, body)
+    chat = await sync_to_async(command_chat)(owner, workdir, body)
     await prompt(chat, "go")
     await run_all()
 
@@ -92,16 +92,16 @@ async def test_it_fails_with_the_tail_of_stderr_and_runs_the_next_prompt(owner, 
     ]
     assert (await latest_turn(chat)).exit_code == 2
 
-    (tmp_path / "fixed").touch()
+    (workdir / "fixed").touch()
     await prompt(chat, "again")
     await run_all()
     assert (await fresh(chat)).status == "idle"
     assert await texts(chat) == ["fine now"]
 
 
-async def test_it_fails_a_turn_that_runs_past_the_time_limit(owner, tmp_path, settings):
+async def test_it_fails_a_turn_that_runs_past_the_time_limit(owner, workdir, settings):
     settings.TURN_TIMEOUT_SECONDS = 1
-    chat = await sync_to_async(command_chat)(owner, tmp_path, WAITS_FOR_GO)
+    chat = await sync_to_async(command_chat)(owner, workdir, WAITS_FOR_GO)
     await prompt(chat, "never ends")
 
     await run_all()
@@ -116,8 +116,8 @@ async def test_it_fails_a_turn_that_runs_past_the_time_limit(owner, tmp_path, se
     assert await group_gone(int(started.split()[1]))
 
 
-async def test_it_kills_the_group_when_the_person_stops_it(owner, tmp_path):
-    chat = await sync_to_async(command_chat)(owner, tmp_path, WAITS_FOR_GO)
+async def test_it_kills_the_group_when_the_person_stops_it(owner, workdir):
+    chat = await sync_to_async(command_chat)(owner, workdir, WAITS_FOR_GO)
     await prompt(chat, "long job")
     runner = TurnRunner("tests")
     serving = asyncio.create_task(runner.run_until_idle(30))
@@ -132,10 +132,10 @@ async def test_it_kills_the_group_when_the_person_stops_it(owner, tmp_path):
     assert (await latest_turn(chat)).state == "cancelled"
 
 
-async def test_a_message_sent_while_it_runs_queues_behind_it_and_opens_the_next_turn(
-    owner, chat, tmp_path, fast_steps
+async def test_it_a_message_sent_while_it_runs_queues_behind_it_and_opens_the_next_turn(
+    owner, chat, workdir, fast_steps
 ):
-    worker = await sync_to_async(command_chat)(owner, tmp_path, WAITS_FOR_GO, peers=True)
+    worker = await sync_to_async(command_chat)(owner, workdir, WAITS_FOR_GO, peers=True)
     await prompt(worker, "first job")
     runner = TurnRunner("tests")
     serving = asyncio.create_task(runner.run_until_idle(30))
@@ -143,7 +143,7 @@ async def test_a_message_sent_while_it_runs_queues_behind_it_and_opens_the_next_
 
     message = await send(chat, worker, "and the port?")
     assert (message.state, message.detail) == ("queued", "behind_turn")
-    (tmp_path / "go").touch()
+    (workdir / "go").touch()
     await serving
 
     turns = await sync_to_async(list)(worker.turns.order_by("requested_at"))
@@ -154,7 +154,7 @@ async def test_a_message_sent_while_it_runs_queues_behind_it_and_opens_the_next_
     assert re.search(r'done with </peer-message boundary="\w+">$', answers[-1])
 
 
-async def test_it_holds_messages_when_its_turn_fails(owner, chat, tmp_path):
+async def test_it_holds_messages_when_its_turn_fails(owner, chat, workdir):
     body = """
         import pathlib, sys, time
         sys.stdin.read()
@@ -163,12 +163,12 @@ async def test_it_holds_messages_when_its_turn_fails(owner, chat, tmp_path):
             time.sleep(0.02)
         sys.exit(1)
     """
-    worker = await sync_to_async(command_chat)(owner, tmp_path, body, peers=True)
+    worker = await sync_to_async(command_chat)(owner, workdir, body, peers=True)
     await prompt(worker, "job")
     serving = asyncio.create_task(TurnRunner("tests").run_until_idle(30))
     await wait_until(lambda: worker.entries.filter(kind="answer").exists(), "the turn to start")
     message = await send(chat, worker, "are you done?")
-    (tmp_path / "go").touch()
+    (workdir / "go").touch()
     await serving
 
     assert (await fresh(worker)).status == "failed"
@@ -176,7 +176,7 @@ async def test_it_holds_messages_when_its_turn_fails(owner, chat, tmp_path):
     assert (message.state, message.detail) == ("queued", "held_until_you_write")
 
 
-def test_it_refuses_a_command_it_cannot_find(runner_owner, owner_api, tmp_path):
+def test_it_refuses_a_command_it_cannot_find(runner_owner, owner_api):
     body = {"name": "x", "agent": "command", "command": "no-such-agent --go"}
     response = owner_api.call("POST", "/api/v1/chats", body)
 

@@ -40,15 +40,13 @@ def states(user) -> dict[str, list[str]]:
     return found
 
 
-async def test_sixteen_long_turns_of_one_account_never_delay_another_accounts(
-    owner, outsider, tmp_path, settings
+async def test_it_sixteen_long_turns_of_one_account_never_delay_another_accounts(
+    owner, outsider, workdir, settings
 ):
     settings.TURNS_PER_ACCOUNT = 4
     settings.TURNS_CONCURRENCY = 16
-    chats = await sync_to_async(long_chats)(owner, tmp_path, 16)
-    quick = await sync_to_async(make_chat)(
-        outsider, "quick", agent="command", command="cat", folder=str(tmp_path)
-    )
+    chats = await sync_to_async(long_chats)(owner, workdir, 16)
+    quick = await sync_to_async(make_chat)(outsider, "quick", agent="command", command="cat")
     for chat in chats:
         await prompt(chat, "work long")
     runner = TurnRunner("fair", backstop_seconds=0.05)
@@ -69,7 +67,7 @@ async def test_sixteen_long_turns_of_one_account_never_delay_another_accounts(
             "requested": [f"long-{n}" for n in range(4, 16)],
         }
         assert await texts(quick) == ["hello from another account"]
-        (tmp_path / "go").touch()
+        (workdir / "go").touch()
         everything = {"done": [chat.name for chat in chats]}
         await wait_until(lambda: states(owner) == everything, "all 16", timeout=90)
     finally:

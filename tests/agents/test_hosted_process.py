@@ -16,7 +16,7 @@ from chats.actions import do_stop_chat
 from chats.models import Chat
 from tests.agents import test_cli_adapters as cli_tests
 from tests.agents.conftest import fresh_turn, prompt, run_all, texts, wait_until
-from tests.conftest import make_chat
+from tests.conftest import make_chat, own_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -60,11 +60,11 @@ def names_in(env_output: str) -> set[str]:
     return {line.split("=", 1)[0] for line in env_output.splitlines() if "=" in line}
 
 
-async def test_a_command_sees_only_the_allow_listed_environment(
-    owner, tmp_path, servers_env, settings
+async def test_it_a_command_sees_only_the_allow_listed_environment(
+    owner, workdir, servers_env, settings
 ):
     settings.AGENT_ENV_PASS = ["PASSED_ON_PURPOSE"]
-    names = names_in(await answer_of(owner, tmp_path, "env"))
+    names = names_in(await answer_of(owner, workdir, "env"))
 
     assert not names & set(SERVERS_OWN), names
     assert {"PATH", "CROSSTALK_URL", "CROSSTALK_KEY", "PASSED_ON_PURPOSE"} <= names
@@ -73,11 +73,11 @@ async def test_a_command_sees_only_the_allow_listed_environment(
 
 
 @pytest.mark.parametrize("kind", ["claude-code", "codex", "gemini"])
-async def test_a_cli_gets_its_providers_variables_and_nothing_of_the_servers(
+async def test_it_a_cli_gets_its_providers_variables_and_nothing_of_the_servers(
     kind, owner, tmp_path, stand_in, servers_env
 ):
     log = stand_in(kind)
-    chat = await sync_to_async(hosted_chat)(owner, kind, tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, kind, own_folder(owner, "repo"))
     await prompt(chat, "hello")
     await run_all()
 
@@ -88,12 +88,12 @@ async def test_a_cli_gets_its_providers_variables_and_nothing_of_the_servers(
 
 
 @pytest.mark.parametrize("kind", ["claude-code", "codex", "gemini"])
-async def test_a_stored_session_id_is_never_an_option_nor_is_the_prompt(
+async def test_it_a_stored_session_id_is_never_an_option_nor_is_the_prompt(
     kind, owner, tmp_path, stand_in
 ):
     """Hooks refuse such an id; should one be stored anyway, it stays a value."""
     log = stand_in(kind)
-    chat = await sync_to_async(hosted_chat)(owner, kind, tmp_path / "repo")
+    chat = await sync_to_async(hosted_chat)(owner, kind, own_folder(owner, "repo"))
     await sync_to_async(Chat.objects.filter(pk=chat.pk).update)(session_id=HOSTILE)
     await prompt(chat, "- a list item that looks like --yolo")
     await run_all()
@@ -134,31 +134,28 @@ def server_files():
 
 
 @needs_bwrap
-async def test_a_jailed_command_cannot_read_var(owner, tmp_path, jailed, server_files):
+async def test_it_a_jailed_command_cannot_read_var(owner, workdir, jailed, server_files):
     secret, database = server_files
     command = f"cat {secret} {database} 2>&1; echo exit=$?"
-    said = await answer_of(owner, tmp_path, command)
+    said = await answer_of(owner, workdir, command)
 
     assert "No such file or directory" in said and "exit=1" in said
     assert secret.read_text().strip() not in said and "SQLite format" not in said
 
 
-@needs_bwrap
-async def test_a_jailed_command_in_the_servers_own_checkout_finds_var_empty(
-    owner, jailed, server_files
-):
-    secret, _ = server_files
-    said = await answer_of(
-        owner, django_settings.BASE_DIR, "ls -A var 2>&1; cat var/secret_key 2>&1"
-    )
+def test_it_a_jail_whose_folder_holds_the_checkout_gets_var_empty():
+    """No chat's folder may be the checkout (chats.folders); the jail hides var/ anyway."""
+    from agents import sandbox
 
-    assert "No such file or directory" in said
-    assert secret.read_text().strip() not in said
+    checkout = str(django_settings.BASE_DIR)
+    argv = sandbox.jailed(["/bin/sh"], cwd=checkout, writable=[], path="")
+    var = str(Path(django_settings.VAR_DIR).resolve())
+    assert argv.index("--tmpfs", argv.index(checkout)) == argv.index(var) - 1
 
 
 @needs_bwrap
-async def test_a_jailed_command_sees_no_server_process(owner, tmp_path, jailed, servers_env):
-    said = await answer_of(owner, tmp_path, "cat /proc/[0-9]*/comm; env")
+async def test_it_a_jailed_command_sees_no_server_process(owner, workdir, jailed, servers_env):
+    said = await answer_of(owner, workdir, "cat /proc/[0-9]*/comm; env")
 
     processes = [line for line in said.splitlines() if "=" not in line]
     # Only its own (bubblewrap's init, the shell): not this test's python, nor anything else.
@@ -168,19 +165,21 @@ async def test_a_jailed_command_sees_no_server_process(owner, tmp_path, jailed, 
 
 
 @needs_bwrap
-async def test_a_jailed_command_writes_its_folder_and_nothing_else(owner, tmp_path, jailed):
+async def test_it_a_jailed_command_writes_its_folder_and_nothing_else(owner, workdir, jailed):
     outside = Path.home() / f".crosstalk-jail-test-{os.getpid()}"
     command = f"echo made > made.txt; echo x > {outside}; (echo x > /usr/x) 2>&1; echo exit=$?"
-    said = await answer_of(owner, tmp_path, command)
+    said = await answer_of(owner, workdir, command)
 
-    assert (tmp_path / "made.txt").read_text() == "made\n"
+    assert (workdir / "made.txt").read_text() == "made\n"
     # Outside its folders the jail's root is a scratch tmpfs, the system read-only.
     assert not outside.exists() and "Read-only file system" in said
 
 
-async def test_a_missing_bwrap_fails_the_turn_with_the_reason(owner, tmp_path, jailed, monkeypatch):
+async def test_it_a_missing_bwrap_fails_the_turn_with_the_reason(
+    owner, tmp_path, workdir, jailed, monkeypatch
+):
     monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
-    said = await answer_of(owner, tmp_path, "/bin/echo hi")
+    said = await answer_of(owner, workdir, "/bin/echo hi")
 
     assert "AGENT_SANDBOX=bwrap but bubblewrap (`bwrap`) is not installed" in said
     assert "hi" not in said.splitlines()
@@ -199,9 +198,9 @@ def running_with(marker: str) -> list[str]:
 
 
 @needs_bwrap
-async def test_a_jailed_turn_the_person_stops_leaves_nothing_running(owner, tmp_path, jailed):
+async def test_it_a_jailed_turn_the_person_stops_leaves_nothing_running(owner, workdir, jailed):
     seconds = f"3600.{os.getpid()}"  # a sleep no other process runs
-    chat = await sync_to_async(command_chat)(owner, tmp_path, f"echo started; sleep {seconds}")
+    chat = await sync_to_async(command_chat)(owner, workdir, f"echo started; sleep {seconds}")
     await prompt(chat, "long job")
     runner = TurnRunner("tests")
     serving = asyncio.create_task(runner.run_until_idle(30))
@@ -214,7 +213,7 @@ async def test_a_jailed_turn_the_person_stops_leaves_nothing_running(owner, tmp_
     await wait_until(lambda: not running_with(seconds), "the jail and its sleep to be gone")
 
 
-def test_the_jail_lends_no_folder_holding_var_or_the_servers_home(tmp_path):
+def test_it_the_jail_lends_no_folder_holding_var_or_the_servers_home(tmp_path):
     from agents import sandbox
 
     tools = tmp_path / "tools"
@@ -227,4 +226,5 @@ def test_the_jail_lends_no_folder_holding_var_or_the_servers_home(tmp_path):
     assert not {Path("/"), Path("."), Path.home(), var, var.parent} & set(lent)
     argv = sandbox.jailed(["/bin/sh"], cwd=str(tmp_path), writable=[], path=path)
     assert argv[-2:] == ["--", "/bin/sh"] and "--unshare-pid" in argv
-    assert "--unshare-net" not in argv and "--setenv" not in argv
+    # Its network is pasta's (agents.network); no value on its command line.
+    assert "--unshare-net" in argv and "--setenv" not in argv

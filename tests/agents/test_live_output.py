@@ -7,11 +7,13 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from agents.adapters.events import Notice, Said, ToolCall, Trouble
+from agents.adapters.claude_code import parse_claude_line
+from agents.adapters.events import Final, Notice, Said, ToolCall, ToolDone, Trouble
 from agents.adapters.output import TurnOutput
-from chats import events
-from chats.actions import check_prompt, claim_next_turn, do_finish_turn
+from chats.actions import check_prompt, claim_next_turn, do_mark_turn_done
 from chats.models import Entry
+from kernel import events
+from tests.agents.test_cli_parsers import SAMPLES
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,7 +66,7 @@ async def test_it_shows_steps_between_what_the_agent_says_and_ends_on_the_final_
     await output.take([Said("Let me look."), ToolCall("Bash", {"command": "ls -la"})])
     await output.take([Said("Found ", delta=True), Said("it.", delta=True)])
     await output.flush()
-    await sync_to_async(do_finish_turn)(turn, final_text=output.final_text)
+    await sync_to_async(do_mark_turn_done)(turn, final_text=output.final_text)
 
     assert await entries(chat) == [
         (Entry.Kind.ANSWER, "Let me look."),
@@ -75,7 +77,7 @@ async def test_it_shows_steps_between_what_the_agent_says_and_ends_on_the_final_
     assert output.final_text == "Found it."
 
 
-async def test_a_note_splits_the_answer_and_a_retried_error_shows_once(chat):
+async def test_it_a_note_splits_the_answer_and_a_retried_error_shows_once(chat):
     turn = await running_turn(chat)
     output = TurnOutput(turn, flush_seconds=3600)
 
@@ -91,12 +93,12 @@ async def test_a_note_splits_the_answer_and_a_retried_error_shows_once(chat):
         ("answer", "first words"),
         ("notice", "gemini: Agent execution blocked: a message came"),
         ("answer", "late answer"),
-        ("notice", "codex: Reconnecting..."),
+        ("notice", "codex: Reconnecting... (×3)"),
     ]
     assert output.final_text == "late answer"
 
 
-async def test_the_words_before_a_last_note_stay_the_final_text(chat):
+async def test_it_the_words_before_a_last_note_stay_the_final_text(chat):
     turn = await running_turn(chat)
     output = TurnOutput(turn)
 
@@ -106,7 +108,7 @@ async def test_the_words_before_a_last_note_stay_the_final_text(chat):
     assert output.final_text == "all done"
 
 
-async def test_a_note_ends_the_growing_answer_so_what_follows_is_its_own(chat):
+async def test_it_a_note_ends_the_growing_answer_so_what_follows_is_its_own(chat):
     """Gemini streams deltas and warns as AfterAgent blocks: the words before the
     note and after it are two answers, never run together."""
     turn = await running_turn(chat)
@@ -116,7 +118,7 @@ async def test_a_note_ends_the_growing_answer_so_what_follows_is_its_own(chat):
     await output.take([Notice("Agent execution blocked: a message came.")])
     await output.take([Said("It listens ", delta=True), Said("on 8080.", delta=True)])
     await output.flush()
-    await sync_to_async(do_finish_turn)(turn, final_text=output.final_text)
+    await sync_to_async(do_mark_turn_done)(turn, final_text=output.final_text)
 
     assert await entries(chat) == [
         (Entry.Kind.ANSWER, "First part done."),
@@ -125,7 +127,7 @@ async def test_a_note_ends_the_growing_answer_so_what_follows_is_its_own(chat):
     ]
 
 
-async def test_a_whole_message_shows_at_once_even_right_after_another_write(chat):
+async def test_it_a_whole_message_shows_at_once_even_right_after_another_write(chat):
     turn = await running_turn(chat)
     output = TurnOutput(turn, flush_seconds=3600)
 
@@ -137,14 +139,75 @@ async def test_a_whole_message_shows_at_once_even_right_after_another_write(chat
     ]
 
 
-async def test_a_note_after_the_answer_does_not_double_it_at_the_end(chat):
+async def test_it_a_note_after_the_answer_does_not_double_it_at_the_end(chat):
     turn = await running_turn(chat)
     output = TurnOutput(turn, flush_seconds=0)
 
     await output.take([Said("Done."), Notice("Claude was refused: Bash (permission mode).")])
-    await sync_to_async(do_finish_turn)(turn, final_text="Done.")
+    await sync_to_async(do_mark_turn_done)(turn, final_text="Done.")
 
     assert await entries(chat) == [
         (Entry.Kind.ANSWER, "Done."),
         (Entry.Kind.NOTICE, "Claude was refused: Bash (permission mode)."),
     ]
+
+
+async def take_sample(output: TurnOutput, name: str) -> None:
+    for line in (SAMPLES / name).read_text().splitlines():
+        await output.take(parse_claude_line(line))
+    await output.flush()
+
+
+async def test_it_claudes_streamed_answer_grows_in_one_entry_that_its_whole_text_completes(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=0)  # every piece written: the most entries it could
+
+    await take_sample(output, "claude-2.1.332-partial-messages.jsonl")
+    await sync_to_async(do_mark_turn_done)(turn, final_text=output.final_text)
+
+    assert await entries(chat) == [
+        (Entry.Kind.TOOL, 'Bash · echo hi\n{\n  "command": "echo hi"\n}'),
+        (Entry.Kind.ANSWER, "Alpha beta gamma delta epsilon"),
+    ]
+
+
+async def test_it_claudes_words_around_a_step_are_two_answers_each_shown_once(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=0)
+
+    await output.take([Said("Let me ", delta=True), Said("look.", delta=True)])
+    await output.take([Said("Let me look."), ToolCall("Bash", {"command": "ls"})])
+    await output.take([ToolDone(), Said("Found ", delta=True)])
+    assert (await entries(chat))[-1] == (Entry.Kind.ANSWER, "Found ")  # growing, shown
+    await output.take([Said("it.", delta=True), Said("Found it."), Final("Found it.")])
+    await output.flush()
+    await sync_to_async(do_mark_turn_done)(turn, final_text=output.final_text)
+
+    assert await entries(chat) == [
+        (Entry.Kind.ANSWER, "Let me look."),
+        (Entry.Kind.TOOL, 'Bash · ls\n{\n  "command": "ls"\n}'),
+        (Entry.Kind.ANSWER, "Found it."),
+    ]
+
+
+async def test_it_a_whole_text_that_is_not_what_was_streamed_loses_neither(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=0)
+
+    await output.take([Said("half a thought", delta=True), Said("Another message.")])
+
+    assert await entries(chat) == [
+        (Entry.Kind.ANSWER, "half a thought"),
+        (Entry.Kind.ANSWER, "Another message."),
+    ]
+
+
+async def test_it_a_claude_api_error_is_no_answer_and_becomes_the_turns_reason(chat):
+    turn = await running_turn(chat)
+    output = TurnOutput(turn, flush_seconds=0)
+
+    await take_sample(output, "claude-2.1.332-api-error.jsonl")
+
+    assert await entries(chat) == []  # no answer; the turn's failure is its one notice
+    assert output.failure.startswith("claude reported an error: API Error: 500 fake failure")
+    assert output.trouble == output.failure and output.final_text == ""

@@ -119,7 +119,7 @@ async def test_it_fails_the_turns_it_still_runs_when_stopped(chat, settings):
     assert turn.error == "the turn worker stopped while this turn ran"
 
 
-async def test_a_turn_of_an_agent_kind_with_no_runner_fails_with_a_sentence(chat, fast_steps):
+async def test_it_a_turn_of_an_agent_kind_with_no_runner_fails_with_a_sentence(chat, fast_steps):
     await prompt(chat, "hello")
     # A row written outside Crosstalk: no adapter runs this kind.
     await sync_to_async(type(chat).objects.filter(pk=chat.pk).update)(agent="nonsense")

@@ -85,7 +85,7 @@ def valid(body, schema: dict) -> None:
     jsonschema.Draft202012Validator(schema).validate(body)
 
 
-def test_the_account_holds_every_kind(account):
+def test_it_the_account_holds_every_kind(account):
     states = set(PeerMessage.objects.values_list("state", flat=True))
     assert states == {State.DELIVERED, State.QUEUED, State.PENDING, State.CANCELLED} | {
         State.NOT_DELIVERED
@@ -117,14 +117,14 @@ def person_routes(chats) -> list[tuple[str, str]]:
     return routes
 
 
-def test_every_person_route_reads_every_row(account, owner_api, schemas):
+def test_it_every_person_route_reads_every_row(account, owner_api, schemas):
     for url, template in person_routes(account["chats"]):
         response = owner_api.get(url)
         assert response.status_code == 200, (url, response.content[:300])
         valid(response.json(), schemas(template))
 
 
-def test_every_agent_route_reads_every_row(account, schemas):
+def test_it_every_agent_route_reads_every_row(account, schemas):
     for chat in account["agents"]:
         api = ApiClient(chat.agent_key)
         routes = [("/api/v1/agent/chats", "/api/v1/agent/chats")]
@@ -140,7 +140,7 @@ def test_every_agent_route_reads_every_row(account, schemas):
             valid(response.json(), schemas(template))
 
 
-def test_every_mcp_tool_reads_every_row(account, owner, schemas):
+def test_it_every_mcp_tool_reads_every_row(account, owner, schemas):
     secret = do_create_api_token(owner, name="mcp")[1]
     calls = [("read_peers", {}, "/api/v1/messages"), ("list_peer_chats", {}, "/api/v1/chats")]
     for chat in account["chats"]:
@@ -158,7 +158,7 @@ def test_every_mcp_tool_reads_every_row(account, owner, schemas):
                 valid(body, schemas("/api/v1/agent/chats/{chat_id}"))
 
 
-def test_every_page_shows_every_row(account, owner_client):
+def test_it_every_page_shows_every_row(account, owner_client):
     urls = ["/chats/", "/activity/", "/activity/rows/"]
     for chat in account["chats"]:
         urls += [f"/chats/{chat.pk}/", f"/chats/{chat.pk}/peers/", f"/chats/{chat.pk}/header/"]

@@ -45,7 +45,7 @@ def live(transactional_db, owner, tmp_path):
     stop_all([web])
 
 
-def test_every_answer_matches_the_schema(live, tmp_path):
+def test_it_every_answer_matches_the_schema(live, tmp_path):
     url, variables, web = live
     command = [
         str(ST) if ST.exists() else "st",

@@ -49,7 +49,7 @@ def test_it_describes_every_route_of_the_contract(document):
     assert {(method, path) for method, path, _ in operations(document)} == OPERATIONS
 
 
-def test_every_operation_says_whose_secret_and_how_it_refuses(document):
+def test_it_every_operation_says_whose_secret_and_how_it_refuses(document):
     schemes = document["components"]["securitySchemes"]
     assert schemes == {
         "PersonToken": {"type": "http", "scheme": "bearer"},
@@ -63,7 +63,7 @@ def test_every_operation_says_whose_secret_and_how_it_refuses(document):
         assert re.fullmatch(r"[a-z_]+", operation["operationId"]), operation["operationId"]
 
 
-def test_bodies_use_the_names_rest_takes(document):
+def test_it_bodies_use_the_names_rest_takes(document):
     schemas = document["components"]["schemas"]
     assert set(schemas["MessageChatInput"]["properties"]) == {
         "to",
@@ -79,13 +79,13 @@ def test_bodies_use_the_names_rest_takes(document):
     }
 
 
-def test_the_answers_are_the_documented_shapes(document, chat, owner_api):
+def test_it_the_answers_are_the_documented_shapes(document, chat, owner_api):
     listed = owner_api.get("/api/v1/chats").json()
     chat_fields = set(document["components"]["schemas"]["ChatOut"]["properties"])
     assert set(listed["items"][0]) == chat_fields
 
 
-def test_the_reference_page_loads_only_our_own_files(client):
+def test_it_the_reference_page_loads_only_our_own_files(client):
     response = client.get("/api/v1/docs")
     assert response.status_code == 200
     page = response.content.decode()
@@ -96,7 +96,7 @@ def test_the_reference_page_loads_only_our_own_files(client):
     assert client.get("/api/v1/docs/").status_code == 200
 
 
-def test_a_sent_message_links_to_reading_and_cancelling_it(document):
+def test_it_a_sent_message_links_to_reading_and_cancelling_it(document):
     operation_ids = {operation["operationId"] for _, _, operation in operations(document)}
     for path in ("/api/v1/messages", "/api/v1/agent/messages"):
         links = document["paths"][path]["post"]["responses"]["201"]["links"]

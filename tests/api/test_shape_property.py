@@ -15,7 +15,7 @@ from accounts.actions import do_create_api_token
 from accounts.models import User
 from chats import actions as chat_actions
 from chats.models import Turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers import actions
 from peers.models import PeerMessage
 from tests.api.test_every_shape import valid
@@ -52,9 +52,9 @@ def run_a_turn(how: str) -> None:
     actions.take_for_turn(turn)
     if how == "fail":
         actions.fail_delivery(turn, "could not start")
-        chat_actions.do_fail_turn(turn, error="could not start")
+        chat_actions.do_mark_turn_failed(turn, error="could not start")
         return
-    chat_actions.do_finish_turn(turn, final_text="the answer" if how == "answer" else "")
+    chat_actions.do_mark_turn_done(turn, final_text="the answer" if how == "answer" else "")
     turn.refresh_from_db()
     actions.answer_from_final_text(turn)
 
@@ -90,7 +90,7 @@ def apply(user, chats, step) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(history=st.lists(steps, min_size=3, max_size=14))
-def test_any_history_reads_back_through_every_route(client, history):
+def test_it_any_history_reads_back_through_every_route(client, history):
     document = client.get("/api/v1/openapi.json").json()
 
     def schema(path: str) -> dict:

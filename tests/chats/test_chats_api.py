@@ -25,7 +25,7 @@ CHAT_FIELDS = {
 }
 
 
-def test_it_creates_a_chat_and_shows_its_agent_key_once(runner_owner, owner_api, tmp_path):
+def test_it_creates_a_chat_and_shows_its_agent_key_once(runner_owner, owner_api, workdir):
     response = owner_api.call(
         "POST",
         "/api/v1/chats",
@@ -36,14 +36,14 @@ def test_it_creates_a_chat_and_shows_its_agent_key_once(runner_owner, owner_api,
             "agent": "codex",
             "model": "gpt-5",
             "permission_mode": "read-only",
-            "folder": str(tmp_path),
+            "folder": str(workdir),
         },
     )
     assert response.status_code == 201
     body = response.json()
     assert set(body) == CHAT_FIELDS | {"agent_key"}
     chat = Chat.objects.get(pk=body["id"])
-    assert chat.user == runner_owner and chat.folder == str(tmp_path)
+    assert chat.user == runner_owner and chat.folder == str(workdir)
     assert chat.agent_key_digest == digest(body["agent_key"])
     assert body["status"] == "idle" and body["origin"] == "user" and body["last_ran_at"] is None
     again = owner_api.call("GET", f"/api/v1/chats/{chat.pk}").json()

@@ -6,10 +6,10 @@ import time
 
 import time_machine
 
-from chats.layers import InProcessLayer
+from kernel.layers import InProcessLayer
 
 
-async def test_a_group_send_reaches_every_member_with_its_own_copy():
+async def test_it_a_group_send_reaches_every_member_with_its_own_copy():
     layer = InProcessLayer()
     for channel in ("page-1", "page-2", "page-3"):
         await layer.group_add("account-1", channel)
@@ -23,7 +23,7 @@ async def test_a_group_send_reaches_every_member_with_its_own_copy():
     assert "other-page" not in layer.channels
 
 
-async def test_a_page_that_stops_reading_leaves_its_group_once_its_hints_expire():
+async def test_it_a_page_that_stops_reading_leaves_its_group_once_its_hints_expire():
     layer = InProcessLayer(expiry=60)
     await layer.group_add("account-1", "reading")
     await layer.group_add("account-1", "stuck")

@@ -8,7 +8,7 @@ from asgiref.sync import async_to_sync
 
 from accounts.actions import do_create_api_token
 from chats.models import Chat
-from peers.mcp.server import TOOLBOX
+from crosstalk.mcp.server import TOOLBOX
 
 CODEX_MODES = "read-only, workspace-write, danger-full-access"
 
@@ -67,7 +67,7 @@ def test_it_refuses_changing_to_a_mode_the_agent_does_not_take(owner_api, owner)
     assert owner_api.call("PATCH", path, {"permission_mode": "yolo"}).status_code == 200
 
 
-def test_mcp_start_chat_refuses_it_as_rest_does(owner, owner_api):
+def test_it_mcp_start_chat_refuses_it_as_rest_does(owner, owner_api):
     secret = do_create_api_token(owner, name="mcp")[1]
     arguments = {"name": "n", "agent": "codex", "permission_mode": "plan"}
     result = async_to_sync(TOOLBOX.call)(secret, "start_chat", arguments)
@@ -89,7 +89,7 @@ def mode_groups(html: str) -> dict[str, list[str]]:
     return {kind: re.findall(r'<option value="([^"]+)"', body) for kind, body in groups}
 
 
-def test_the_form_offers_each_agents_modes_as_a_select(owner_client):
+def test_it_the_form_offers_each_agents_modes_as_a_select(owner_client):
     groups = mode_groups(owner_client.get("/chats/").content.decode())
     assert groups == {
         "claude-code": ["default", "acceptEdits", "plan", "bypassPermissions"],
@@ -98,14 +98,14 @@ def test_the_form_offers_each_agents_modes_as_a_select(owner_client):
     }
 
 
-def test_the_form_refuses_another_agents_mode_by_the_field(owner_client):
+def test_it_the_form_refuses_another_agents_mode_by_the_field(owner_client):
     data = {"name": "n", "agent": "gemini", "permission_mode": "acceptEdits"}
     html = owner_client.post("/chats/", data).content.decode()
     assert "a Gemini chat&#x27;s permission mode is one of default, auto_edit, yolo, plan" in html
     assert not Chat.objects.exists()
 
 
-def test_the_form_keeps_the_chosen_mode_only_in_the_chosen_agents_group(owner_client):
+def test_it_the_form_keeps_the_chosen_mode_only_in_the_chosen_agents_group(owner_client):
     # "plan" is Claude Code's and Gemini's: only Gemini's is selected on a re-shown form.
     data = {"name": "", "agent": "gemini", "permission_mode": "plan"}
     html = owner_client.post("/chats/", data).content.decode()
@@ -114,13 +114,13 @@ def test_the_form_keeps_the_chosen_mode_only_in_the_chosen_agents_group(owner_cl
     assert '<option value="plan" selected>' in gemini
 
 
-def test_the_form_creates_a_chat_with_the_agents_mode(owner_client):
+def test_it_the_form_creates_a_chat_with_the_agents_mode(owner_client):
     data = {"name": "n", "agent": "claude-code", "permission_mode": "acceptEdits"}
     response = owner_client.post("/chats/", data)
     assert response.status_code == 302
     assert Chat.objects.get().permission_mode == "acceptEdits"
 
 
-def test_the_forms_help_is_made_from_the_adapters(owner_client):
+def test_it_the_forms_help_is_made_from_the_adapters(owner_client):
     html = owner_client.get("/chats/").content.decode()
     assert f"Codex: {CODEX_MODES}" in html

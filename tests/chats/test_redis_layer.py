@@ -1,4 +1,4 @@
-"""The Redis channel layer (chats.redis_layer), on a private redis-server: two layer
+"""The Redis channel layer (kernel.redis_layer), on a private redis-server: two layer
 objects stand for two web processes (each its own process id and connections). A hint
 reaches every page of its account in both, each with its own copy, and never another
 account's; a process subscribes once per group; a lost connection is never silent."""
@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from chats.redis_layer import LayerConnectionLost, RedisHintsLayer
+from kernel.redis_layer import LayerConnectionLost, RedisHintsLayer
 
 HINT = {"type": "account.event", "kind": "message", "chat": "c1"}
 QUICK = 5  # seconds: a hint that is coming comes long before this
@@ -44,7 +44,7 @@ async def subscribers(redis_server, group: str) -> int:
         await client.aclose()
 
 
-async def test_a_hint_reaches_every_page_of_the_account_in_both_processes(processes):
+async def test_it_a_hint_reaches_every_page_of_the_account_in_both_processes(processes):
     first, second = processes
     mine = [(first, c) for c in await pages(first, "account-1", 3)]
     mine += [(second, c) for c in await pages(second, "account-1", 2)]
@@ -60,7 +60,7 @@ async def test_a_hint_reaches_every_page_of_the_account_in_both_processes(proces
     assert [(await next_hint(layer, c))["chat"] for layer, c in theirs] == ["theirs"] * 3
 
 
-async def test_each_page_gets_its_own_copy(processes):
+async def test_it_each_page_gets_its_own_copy(processes):
     first, _ = processes
     channels = await pages(first, "account-1", 2)
     await first.group_send("account-1", HINT)
@@ -69,7 +69,7 @@ async def test_each_page_gets_its_own_copy(processes):
     assert two == HINT
 
 
-async def test_a_process_subscribes_once_per_group_and_leaves_with_its_last_page(
+async def test_it_a_process_subscribes_once_per_group_and_leaves_with_its_last_page(
     processes, redis_server
 ):
     first, second = processes
@@ -88,14 +88,14 @@ async def test_a_process_subscribes_once_per_group_and_leaves_with_its_last_page
     assert first.listener().queues == {}  # the pages that left keep nothing behind
 
 
-async def test_a_direct_send_reaches_a_channel_of_the_other_process(processes):
+async def test_it_a_direct_send_reaches_a_channel_of_the_other_process(processes):
     first, second = processes
     [channel] = await pages(first, "account-1", 1)
     await second.send(channel, {"type": "turns.requested"})
     assert await next_hint(first, channel) == {"type": "turns.requested"}
 
 
-async def test_a_lost_connection_ends_every_receive_once_and_the_layer_recovers(
+async def test_it_a_lost_connection_ends_every_receive_once_and_the_layer_recovers(
     processes, redis_server
 ):
     first, _ = processes
@@ -113,7 +113,7 @@ async def test_a_lost_connection_ends_every_receive_once_and_the_layer_recovers(
     assert await next_hint(first, back[0]) == HINT
 
 
-async def test_a_socket_refused_before_joining_keeps_nothing_behind(processes):
+async def test_it_a_socket_refused_before_joining_keeps_nothing_behind(processes):
     first, _ = processes
     channel = await first.new_channel()
     receiving = asyncio.create_task(first.receive(channel))

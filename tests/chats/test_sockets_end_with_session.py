@@ -38,15 +38,17 @@ async def open_socket(client: Client, path: str) -> WebsocketCommunicator:
     return communicator
 
 
-async def test_logging_out_closes_the_sessions_socket_at_once(owner, chat):
+async def test_it_logging_out_closes_the_sessions_socket_at_once(owner, chat):
     client = await database_sync_to_async(logged_in)(owner)
     other_session = await database_sync_to_async(logged_in)(owner)
     socket = await open_socket(client, f"/ws/chats/{chat.pk}/")
     other = await open_socket(other_session, "/ws/chats/")
     try:
         await database_sync_to_async(do_prompt)(chat, text="before")
-        assert await socket.receive_json_from() == {"kind": "entry", "chat": chat.pk}
-        assert await other.receive_json_from() == {"kind": "entry", "chat": chat.pk}
+        # A prompt pushes its entry, then the chat (running at once).
+        for each in (socket, other):
+            assert await each.receive_json_from() == {"kind": "entry", "chat": chat.pk}
+            assert await each.receive_json_from() == {"kind": "chat", "chat": chat.pk}
         response = await database_sync_to_async(client.post)("/accounts/logout/")
         assert response.status_code == 302
         assert await socket.receive_output(timeout=2) == CLOSED
@@ -59,7 +61,7 @@ async def test_logging_out_closes_the_sessions_socket_at_once(owner, chat):
         await other.disconnect()
 
 
-async def test_a_new_password_closes_the_sessions_sockets(owner, chat):
+async def test_it_a_new_password_closes_the_sessions_sockets(owner, chat):
     client = await database_sync_to_async(logged_in)(owner)
     socket = await open_socket(client, "/ws/chats/")
     try:
@@ -71,7 +73,7 @@ async def test_a_new_password_closes_the_sessions_sockets(owner, chat):
         await socket.disconnect()
 
 
-async def test_an_expired_session_closes_its_socket(owner, chat, settings):
+async def test_it_an_expired_session_closes_its_socket(owner, chat, settings):
     settings.SESSION_RECHECK_SECONDS = 0.05
     client = await database_sync_to_async(logged_in)(owner)
     socket = await open_socket(client, "/ws/chats/")
@@ -85,7 +87,9 @@ async def test_an_expired_session_closes_its_socket(owner, chat, settings):
         await socket.disconnect()
 
 
-async def test_the_pages_of_one_session_share_one_watch_and_close_together(owner, chat, settings):
+async def test_it_the_pages_of_one_session_share_one_watch_and_close_together(
+    owner, chat, settings
+):
     settings.SESSION_RECHECK_SECONDS = 0.05
     client = await database_sync_to_async(logged_in)(owner)
     key = client.cookies["sessionid"].value

@@ -16,7 +16,9 @@ from tests.servers import manage, migrate, start_server, stop_server
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
 STAFF = ("boss", "a-long-staff-password-1")
 # On a phone the page was 6,280 px tall with its table broken letter by letter.
-PHONE_HEIGHT_MAX = 5500  # about 5,070 now: eleven limits, six charts, two tables
+# About 5,070 here and 5,540 on a CI machine with other font metrics: eleven limits, six
+# charts, two tables. The broken table itself is caught by WORDS_BROKEN.
+PHONE_HEIGHT_MAX = 6000
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +82,7 @@ LOOKS = [("desktop", "light"), ("desktop", "dark"), ("phone", "light"), ("phone"
 
 
 @pytest.mark.parametrize("admin_page", LOOKS, indirect=True, ids=["-".join(x) for x in LOOKS])
-def test_2_3_the_admin_page_reads_in_dark_mode_and_fits_a_phone(admin_page):
+def test_it_2_3_the_admin_page_reads_in_dark_mode_and_fits_a_phone(admin_page):
     page = admin_page
     assert_fits(page)
     assert_readable(page)  # tiles, windows, bars: every text at 4.5:1 or more
@@ -101,7 +103,7 @@ def test_2_3_the_admin_page_reads_in_dark_mode_and_fits_a_phone(admin_page):
 
 
 @pytest.mark.parametrize("admin_page", [("phone", "light")], indirect=True, ids=["phone"])
-def test_10_a_refused_limit_says_so_at_the_top_of_the_page(admin_page, console_errors):
+def test_it_10_a_refused_limit_says_so_at_the_top_of_the_page(admin_page, console_errors):
     page = admin_page
     field = page.locator("#limits input[type=number]").first
     field.fill("-5")

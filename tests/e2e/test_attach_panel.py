@@ -70,7 +70,7 @@ def page(site, browser) -> Iterator:
     assert errors == []
 
 
-def test_the_key_stays_in_every_tab_and_is_what_the_copy_buttons_copy(site, page):
+def test_it_the_key_stays_in_every_tab_and_is_what_the_copy_buttons_copy(site, page):
     chat_id = new_chat(site, "api-claude", "claude-code")
 
     copied = show_key_switch_tabs_and_copy(page, chat_id)
@@ -86,7 +86,7 @@ def test_the_key_stays_in_every_tab_and_is_what_the_copy_buttons_copy(site, page
         assert f"CROSSTALK_KEY={copied.key}" in body and "SHOW-A-NEW-KEY" not in body
 
 
-def test_the_tabs_work_from_the_keyboard(site, page):
+def test_it_the_tabs_work_from_the_keyboard(site, page):
     chat_id = new_chat(site, "api-codex", "codex")
     page.goto(f"/chats/{chat_id}/")
     panel = page.locator("#attach-panel")
@@ -106,7 +106,7 @@ def test_the_tabs_work_from_the_keyboard(site, page):
     sync_api.expect(gemini).to_be_focused()
 
 
-def test_replacing_the_key_asks_first_and_keeps_it_when_cancelled(site, page):
+def test_it_replacing_the_key_asks_first_and_keeps_it_when_cancelled(site, page):
     chat_id = new_chat(site, "api-gemini", "gemini")
     copied = show_key_switch_tabs_and_copy(page, chat_id)
     panel = page.locator("#attach-panel")

@@ -235,7 +235,7 @@ def send_from_tab(page, to: str, text: str) -> None:
     page.click("#peers-send button[type=submit]")
     # The answer is a fresh form: the message box empty, the notice naming the chat.
     expect(page.locator("#send-text")).to_have_value("")
-    expect(page.locator("#peers-send .notice")).to_contain_text(f"Sent to {to}")
+    expect(page.locator("#peers-sent")).to_contain_text(f"Sent to {to}")
 
 
 def stop_chat(page) -> None:
@@ -461,7 +461,7 @@ def test_it_fits_a_phone_and_a_desktop(browser, base_url, logged_in, console_err
         dark.close()
 
 
-def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_errors):
+def test_it_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_errors):
     owner_context = new_context(browser, base_url, None, [])
     outsider = new_context(browser, base_url, None, [])
     try:
@@ -502,7 +502,7 @@ def test_an_outsider_gets_404_and_hears_nothing(browser, base_url, console_error
         outsider.close()
 
 
-def test_every_page_runs_under_the_csp_without_a_violation(context):
+def test_it_every_page_runs_under_the_csp_without_a_violation(context):
     page = context.new_page()
     for path in ["/chats/", "/settings/", "/activity/", "/api/v1/docs", "/accounts/login/"]:
         response = page.goto(path)
@@ -513,7 +513,9 @@ def test_every_page_runs_under_the_csp_without_a_violation(context):
     expect(page.locator(".swagger-ui").first).to_be_visible()
 
 
-def test_logging_out_in_one_tab_ends_the_live_socket_of_another(browser, base_url, console_errors):
+def test_it_logging_out_in_one_tab_ends_the_live_socket_of_another(
+    browser, base_url, console_errors
+):
     # A session of its own: the other tests' shared session stays logged in.
     context = new_context(browser, base_url, None, console_errors)
     chats = context.new_page()

@@ -75,7 +75,9 @@ def shown(page) -> list[str]:
     return page.evaluate("window.shown")
 
 
-def test_a_chat_answering_you_is_notified_once_never_on_load_nor_after_a_resync(context, watchers):
+def test_it_a_chat_answering_you_is_notified_once_never_on_load_nor_after_a_resync(
+    context, watchers
+):
     watcher = watchers()
     page = watching(watcher)
     asker, _ = ran_chats(context, "note-asker", "note-answerer")
@@ -98,7 +100,9 @@ def test_a_chat_answering_you_is_notified_once_never_on_load_nor_after_a_resync(
         assert shown(later) == []
 
 
-def test_a_card_marks_its_new_state_as_it_changes_and_keeps_the_trail_with_times(context, second):
+def test_it_a_card_marks_its_new_state_as_it_changes_and_keeps_the_trail_with_times(
+    context, second
+):
     sender, held = ran_chats(context, "mark-sender", "mark-held")
     stop_chat(held)
     # The watcher's clock is the page's own, moved on by the test when a mark should go

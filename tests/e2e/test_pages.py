@@ -37,7 +37,7 @@ def own_entries(page) -> str:
     return " ".join(page.locator("#conversation .entry:not(.wide)").all_inner_texts())
 
 
-def test_1_the_chat_menu_opens_inside_a_phone_screen_beside_a_long_name(phone):
+def test_it_1_the_chat_menu_opens_inside_a_phone_screen_beside_a_long_name(phone):
     page = phone.new_page()
     create_chat(page, "a-chat-with-a-rather-long-name-on-a-phone")
     assert_fits(page)
@@ -51,7 +51,7 @@ def test_1_the_chat_menu_opens_inside_a_phone_screen_beside_a_long_name(phone):
     expect(page.locator("#chat-header .menu-body a.menu-item")).to_be_in_viewport()
 
 
-def test_4_an_answer_is_never_credited_to_the_asking_chat(context):
+def test_it_4_an_answer_is_never_credited_to_the_asking_chat(context):
     payments = open_chat(context, "payments-api")
     checkout = open_chat(context, "checkout")
     send_prompt(payments, "work 10")  # 3 s: the question below comes in while it works
@@ -66,11 +66,12 @@ def test_4_an_answer_is_never_credited_to_the_asking_chat(context):
     assert "Worked 10 steps." not in own_entries(checkout)
     payments.reload()
     expect(card(payments, "which port, while you work?").locator(".msg-answer")).to_be_visible()
-    assert own_entries(payments).count("Worked 10 steps.") == 0
+    # The person's prompt keeps the answer the same turn gave the message: once, not twice.
+    assert own_entries(payments).count("Worked 10 steps.") == 1
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_5_markdown_in_your_own_bubble_and_the_chat_page_read_well(
+def test_it_5_markdown_in_your_own_bubble_and_the_chat_page_read_well(
     browser, base_url, logged_in, console_errors, scheme
 ):
     opened = new_context(browser, base_url, logged_in, console_errors, scheme=scheme)
@@ -86,7 +87,7 @@ def test_5_markdown_in_your_own_bubble_and_the_chat_page_read_well(
         opened.close()
 
 
-def test_6_a_refusal_reads_in_words_with_no_code(context):
+def test_it_6_a_refusal_reads_in_words_with_no_code(context):
     page = context.new_page()
     create_chat(page, "quiet-one", peers=False)
     send_prompt(page, "ask checkout: are you there?")
@@ -100,7 +101,7 @@ def test_6_a_refusal_reads_in_words_with_no_code(context):
     assert "ask the person" not in text
 
 
-def test_7_the_peers_tab_folds_earlier_messages_and_8_shows_how_a_message_went(context, phone):
+def test_it_7_the_peers_tab_folds_earlier_messages_and_8_shows_how_a_message_went(context, phone):
     sender, idle = ran_chats(context, "tab-sender", "tab-idle")
     for n in range(5):
         send_from_tab(sender, "tab-idle", f"note number {n}")
@@ -136,7 +137,7 @@ def bubble_height(page) -> float:
     )
 
 
-def test_8_a_long_entry_is_folded_and_clipped(context):
+def test_it_8_a_long_entry_is_folded_and_clipped(context):
     page = open_chat(context, "docs")
     send_prompt(page, "x" * 30_000 + "\nthe end")
     mine = page.locator("#conversation .entry-prompt").last
@@ -150,7 +151,7 @@ def test_8_a_long_entry_is_folded_and_clipped(context):
     expect(mine.locator(".when")).to_have_attribute("title", re.compile(r"\d{4}"))
 
 
-def test_9_send_says_sending_and_not_sent_when_the_server_is_away(context, console_errors):
+def test_it_9_send_says_sending_and_not_sent_when_the_server_is_away(context, console_errors):
     page = open_chat(context, "docs")
     held = []
     page.route(re.compile(r"/chats/chat_\w+/$"), lambda route: held.append(route))
@@ -175,7 +176,7 @@ def test_9_send_says_sending_and_not_sent_when_the_server_is_away(context, conso
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_10_the_404_page_is_a_page_of_the_site(browser, base_url, logged_in, scheme):
+def test_it_10_the_404_page_is_a_page_of_the_site(browser, base_url, logged_in, scheme):
     opened = new_context(browser, base_url, logged_in, [], "phone", scheme)
     try:
         page = opened.new_page()
@@ -188,7 +189,7 @@ def test_10_the_404_page_is_a_page_of_the_site(browser, base_url, logged_in, sch
         opened.close()
 
 
-def test_10_the_attach_panel_without_script_is_styled(browser, base_url, logged_in, context):
+def test_it_10_the_attach_panel_without_script_is_styled(browser, base_url, logged_in, context):
     # A session attaches to a Claude Code, Codex or Gemini chat (demo chats have no panel).
     chat_url = create_chat(context.new_page(), "attach-nojs", agent="claude-code")
     opened = browser.new_context(
@@ -206,7 +207,7 @@ def test_10_the_attach_panel_without_script_is_styled(browser, base_url, logged_
         opened.close()
 
 
-def test_11_small_things_on_a_phone(phone):
+def test_it_11_small_things_on_a_phone(phone):
     page = phone.new_page()
     page.goto("/chats/")
     assert_fits(page)
@@ -236,7 +237,7 @@ def test_11_small_things_on_a_phone(phone):
 # Something waits for you; switching chats ------------------------------------------------
 
 
-def test_ctrl_k_switches_chats_from_anywhere_and_the_rail_shows_on_wide_screens(context, phone):
+def test_it_ctrl_k_switches_chats_from_anywhere_and_the_rail_shows_on_wide_screens(context, phone):
     page = context.new_page()
     page.goto("/activity/")
     page.keyboard.press("Control+k")
@@ -261,7 +262,7 @@ def test_ctrl_k_switches_chats_from_anywhere_and_the_rail_shows_on_wide_screens(
     assert_inside(on_phone, "#switcher")
 
 
-def test_a_chat_that_changed_gets_an_unread_dot(context, second):
+def test_it_a_chat_that_changed_gets_an_unread_dot(context, second):
     (other,) = ran_chats(second, "dot-chat")  # idle: nothing changes until we write
     listing = context.new_page()
     listing.goto("/chats/")
@@ -281,7 +282,7 @@ def test_a_chat_that_changed_gets_an_unread_dot(context, second):
     )
 
 
-def test_opted_in_notifications_say_when_a_message_is_held_for_you(
+def test_it_opted_in_notifications_say_when_a_message_is_held_for_you(
     browser, base_url, logged_in, console_errors, context
 ):
     watcher = new_context(browser, base_url, logged_in, console_errors)
@@ -315,7 +316,7 @@ ENABLED_MODES = """select => [...select.options]
     .map(option => option.value)"""
 
 
-def test_the_new_chat_form_offers_only_the_chosen_agents_permission_modes(context):
+def test_it_the_new_chat_form_offers_only_the_chosen_agents_permission_modes(context):
     page = context.new_page()
     page.goto("/chats/")
     page.select_option("#id_agent", "codex")
@@ -340,7 +341,7 @@ COUNT_LIVE_ANSWERS = """() => {
 }"""
 
 
-def test_a_click_held_while_the_list_refreshes_still_opens_the_chat(context, second):
+def test_it_a_click_held_while_the_list_refreshes_still_opens_the_chat(context, second):
     """A person presses on a chat's link as a live hint re-renders the list, and lets
     go after it came: the click still opens the chat (the swap waits for the release)."""
     (other,) = ran_chats(second, "held-click")

@@ -49,7 +49,7 @@ def shoot(page, name: str, *, full: bool = False) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
 
 
-def test_the_readme_screenshots(browser, base_url, logged_in, console_errors):
+def test_it_the_readme_screenshots(browser, base_url, logged_in, console_errors):
     SHOTS.mkdir(parents=True, exist_ok=True)
     setup = new_context(browser, base_url, logged_in, console_errors)
     try:

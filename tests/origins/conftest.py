@@ -4,7 +4,7 @@ import uuid
 import pytest
 from django.test import Client
 
-from origins import signing
+from origins import outbound, signing
 from origins.models import Origin
 
 
@@ -63,3 +63,24 @@ def receiver():
     yield found
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def loopback_listener():
+    from tests.origins.receiver import ConnectionCounter
+
+    counter = ConnectionCounter()
+    yield counter
+    counter.close()
+
+
+@pytest.fixture
+def stub_dns(monkeypatch):
+    """origins.outbound's network with a stub resolver (`answers[name]`: one list of
+    addresses per lookup, the last repeated) and `routes` from a checked address and port to
+    a local server; everything else as in production."""
+    from tests.origins.stub_dns import StubDns
+
+    stub = StubDns()
+    monkeypatch.setattr(outbound, "network", outbound.Network(stub.resolve, stub.routes))
+    return stub

@@ -5,6 +5,7 @@ it must not trip on, and signed as GitHub signs them."""
 import copy
 import json
 import uuid
+from datetime import UTC, datetime
 
 from origins.connectors.github import signature
 
@@ -15,6 +16,11 @@ REPO = {
     "owner": {"login": "octo", "id": 1, "type": "Organization"},
     "private": False,
 }
+
+
+def just_now() -> str:
+    """A comment's created_at as GitHub writes it, for a comment made now."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def user(login: str) -> dict:
@@ -39,7 +45,7 @@ def issue_comment(body: str, *, number=12, login="dana", action="created", on_pr
             "body": body,
             "user": user(login),
             "html_url": f"https://github.com/octo/shop/issues/{number}#issuecomment-5550001",
-            "created_at": "2026-12-01T10:00:00Z",
+            "created_at": just_now(),
         },
         "repository": copy.deepcopy(REPO),
         "sender": user(login),
@@ -59,6 +65,7 @@ def review_comment(body: str, *, number=7, comment_id=7770002, in_reply_to=None)
         ),
         "user": user("dana"),
         "html_url": f"https://github.com/octo/shop/pull/{number}#discussion_r{comment_id}",
+        "created_at": just_now(),
     }
     if in_reply_to:
         comment["in_reply_to_id"] = in_reply_to

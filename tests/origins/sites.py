@@ -22,9 +22,9 @@ class Site:
     token: str  # the person's API token
 
 
-def site_env(tmp: Path, name: str) -> tuple[dict[str, str], callable]:
-    """The server's environment, and what drops its database afterwards."""
-    env = dict(os.environ, DEMO_STEP_SECONDS="0.01")
+def site_env(tmp: Path, name: str, **extra: str) -> tuple[dict[str, str], callable]:
+    """The server's environment (`extra` on top), and what drops its database afterwards."""
+    env = {**os.environ, "DEMO_STEP_SECONDS": "0.01", **extra}
     url = env.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         env["DATABASE_URL"] = f"sqlite:///{tmp / 'db.sqlite3'}"
@@ -44,8 +44,8 @@ def site_env(tmp: Path, name: str) -> tuple[dict[str, str], callable]:
     return env, drop
 
 
-def origin_site(tmp: Path, name: str) -> Iterator[Site]:
-    env, drop = site_env(tmp, name)
+def origin_site(tmp: Path, name: str, **extra: str) -> Iterator[Site]:
+    env, drop = site_env(tmp, name, **extra)
     try:
         manage(env, "migrate", "--noinput", "-v0")
         token = manage(env, "create_api_token", "person", "--create-user").split()[-1]
@@ -66,11 +66,17 @@ def rest(site: Site, method: str, path: str, body=None, token: str | None = None
 MAKE_ORIGINS = """
 import json
 from django.contrib.auth import get_user_model
+from accounts.actions import do_allow_runners
 from origins.models import Origin
 made = []
 for spec in json.loads(SPECS):
     user, _ = get_user_model().objects.get_or_create(username=spec.pop("username", "person"))
-    origin = Origin.objects.create(user=user, agent="demo", **spec)
+    if not spec.pop("user_active", True):
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+    if spec.get("agent", "demo") != "demo":
+        do_allow_runners(user, allowed=True)
+    origin = Origin.objects.create(user=user, **{"agent": "demo", **spec})
     made.append([origin.public_id, origin.secret])
 print(json.dumps(made))
 """
@@ -78,7 +84,8 @@ print(json.dumps(made))
 
 def make_origins(site: Site, *specs: dict) -> list[tuple[str, str]]:
     """Origins on the live site, made in one process: (public id, secret) of each spec
-    (kind, name, and optionally username, enabled, settings...)."""
+    (kind, name, and optionally username, user_active, enabled, settings, agent...; an
+    agent other than demo's may run)."""
     code = MAKE_ORIGINS.replace("SPECS", repr(json.dumps(list(specs))))
     out = manage(site.env, "shell", "-c", code)
     return [tuple(made) for made in json.loads(out.strip().splitlines()[-1])]

@@ -170,7 +170,7 @@ def test_it_takes_the_v03_method_names(agent):
     assert events and events[-1]["result"]["status"]["state"] == "completed"
 
 
-def test_a_wrong_token_is_refused_and_starts_nothing(agent):
+def test_it_a_wrong_token_is_refused_and_starts_nothing(agent):
     before = len(chats_of(agent.site))
     for token in ("", "wrong", agent.secret + "x", "-" + agent.secret, agent.secret[:-1]):
         answer = v03_call(agent, "message/send", "let me in", token=token)
@@ -179,7 +179,7 @@ def test_a_wrong_token_is_refused_and_starts_nothing(agent):
     assert len(chats_of(agent.site)) == before
 
 
-def test_unknown_disabled_and_other_kinds_read_alike(site, made):
+def test_it_unknown_disabled_and_other_kinds_read_alike(site, made):
     for public_id in (f"org_{'x' * 24}", made["webhook"].origin_id, made["off"].origin_id):
         card = httpx.get(f"{site.url}/a2a/{public_id}/.well-known/agent-card.json")
         call = v03_call(Agent(site, public_id, made["off"].secret), "message/send", "hi")
@@ -194,7 +194,7 @@ def test_unknown_disabled_and_other_kinds_read_alike(site, made):
         )
 
 
-def test_another_accounts_token_opens_nothing_here(made):
+def test_it_another_accounts_token_opens_nothing_here(made):
     theirs, agent = made["theirs"], made["agent"]
     assert v03_call(theirs, "message/send", "hi", token=agent.secret).status_code == 401
     assert v03_call(agent, "message/send", "hi", token=theirs.secret).status_code == 401
@@ -207,7 +207,7 @@ print(do_rotate_agent_key(Chat.objects.get(pk=CHAT)))
 """
 
 
-def test_the_outside_chats_agent_cannot_list_read_or_message(site, agent):
+def test_it_the_outside_chats_agent_cannot_list_read_or_message(site, agent):
     task, _ = asyncio.run(final_task(agent, "what can you do?", streaming=False))
     chats = chats_of(site)
     outside = next(c for c in chats if task.context_id in c["name"])
@@ -233,7 +233,7 @@ async def call_as_agent(site: Site, key: str, calls: dict) -> dict:
         return results
 
 
-def test_a_nul_byte_is_rejected_and_starts_nothing(site, agent):
+def test_it_a_nul_byte_is_rejected_and_starts_nothing(site, agent):
     before = len(chats_of(site))
     answer = v03_call(agent, "message/send", "hello\x00there")
     assert answer.status_code == 200, answer.text

@@ -11,10 +11,12 @@ from django.utils import timezone
 from agents.runner import TurnRunner
 from chats.actions import check_prompt
 from chats.models import Chat
+from crosstalk.services import ServerProcess
 from origins import signing
 from origins.actions import send_due_replies
 from origins.models import OriginReply
 from peers.models import Activity
+from tests.agents.conftest import wait_until
 from tests.origins.conftest import make_origin, post_hook, signed
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,7 +39,7 @@ def webhook_origin(owner, receiver, **fields):
     return make_origin(owner, settings={"callback_url": receiver.url}, **fields)
 
 
-async def test_the_final_text_reaches_the_callback_signed(owner, receiver, fast_steps):
+async def test_it_the_final_text_reaches_the_callback_signed(owner, receiver, fast_steps):
     origin = await sync_to_async(webhook_origin)(owner, receiver)
     chat = await sync_to_async(ask)(origin, "work 3\nfail")
     await TurnRunner("tests").run_until_idle()
@@ -65,7 +67,7 @@ async def test_the_final_text_reaches_the_callback_signed(owner, receiver, fast_
     assert await Activity.objects.filter(chat=chat, detail__contains="answer sent").aexists()
 
 
-def test_a_refused_answer_is_retried_with_back_off_then_fails(owner, receiver, settings):
+def test_it_a_refused_answer_is_retried_with_back_off_then_fails(owner, receiver, settings):
     settings.ORIGIN_REPLY_ATTEMPTS = 3
     receiver.status = 503
     origin = webhook_origin(owner, receiver)
@@ -93,7 +95,7 @@ def test_a_refused_answer_is_retried_with_back_off_then_fails(owner, receiver, s
     assert Activity.objects.filter(chat=chat, detail__contains="answer failed after 3").exists()
 
 
-def test_an_answer_that_comes_back_later_is_sent_then(owner, receiver):
+def test_it_an_answer_that_comes_back_later_is_sent_then(owner, receiver):
     receiver.status = 500
     origin = webhook_origin(owner, receiver)
     chat = ask(origin, "hello")
@@ -111,7 +113,7 @@ def test_an_answer_that_comes_back_later_is_sent_then(owner, receiver):
     assert reply.state == "sent" and reply.attempts == 2 and reply.last_error == ""
 
 
-def test_a_disabled_origin_sends_no_answer(owner, receiver, settings):
+def test_it_a_disabled_origin_sends_no_answer(owner, receiver, settings):
     settings.ORIGIN_REPLY_ATTEMPTS = 1
     origin = webhook_origin(owner, receiver)
     chat = ask(origin, "hello")
@@ -129,15 +131,15 @@ def test_a_disabled_origin_sends_no_answer(owner, receiver, settings):
     assert receiver.requests == []
 
 
-async def test_a_persons_own_chat_queues_no_answer(chat, fast_steps):
+async def test_it_a_persons_own_chat_queues_no_answer(chat, fast_steps):
     await sync_to_async(check_prompt)(chat, text="hello")
     await TurnRunner("tests").run_until_idle()
     assert (await Chat.objects.aget(pk=chat.pk)).last_answered == "hello"
     assert not await OriginReply.objects.aexists()
 
 
-async def test_the_runners_loop_sends_what_is_due(owner, receiver, fast_steps):
-    from origins.replies import send_due_replies_async
+async def test_it_the_runners_loop_sends_what_is_due(owner, receiver, fast_steps):
+    from origins.actions import send_due_replies_async
 
     origin = await sync_to_async(webhook_origin)(owner, receiver)
     await sync_to_async(ask)(origin, "hello there")
@@ -147,16 +149,44 @@ async def test_the_runners_loop_sends_what_is_due(owner, receiver, fast_steps):
     assert await send_due_replies_async() == 0  # sent once
 
 
-async def test_a_failed_turn_answers_that_it_failed_without_saying_why(owner, receiver, fast_steps):
-    from chats.actions import claim_next_turn, do_fail_turn
+async def test_it_a_failed_turn_answers_that_it_failed_without_saying_why(
+    owner, receiver, fast_steps
+):
+    from agents import turns
+    from chats.actions import claim_next_turn
     from chats.models import Turn
 
     origin = await sync_to_async(webhook_origin)(owner, receiver)
     chat = await sync_to_async(ask)(origin, "hello")
     turn = await sync_to_async(claim_next_turn)("tests")
     assert turn.chat_id == chat.pk
-    await sync_to_async(do_fail_turn)(turn, error="/srv/secret/path exploded")
+    await sync_to_async(turns.fail)(turn, error="/srv/secret/path exploded")
     assert (await Turn.objects.aget(pk=turn.pk)).state == "failed"
     await sync_to_async(send_due_replies)()
     text = json.loads(receiver.requests[0].body)["text"]
     assert "could not finish" in text and "/srv" not in text
+
+
+async def test_it_sends_answers_from_a_server_process_without_a_second_command(
+    owner, receiver, fast_steps, settings
+):
+    # `make run` starts one process: its runner starts the answer loop beside itself.
+    settings.TURNS_IN_PROCESS = True
+    settings.ORIGIN_REPLY_POLL_SECONDS = 0.1
+    origin = await sync_to_async(webhook_origin)(owner, receiver)
+    process = ServerProcess(no_app)
+    process.start()
+    try:
+        chat = await sync_to_async(ask)(origin, "hello there")
+        await wait_until(
+            lambda: OriginReply.objects.filter(thread__chat=chat, state="sent").exists(),
+            "the answer to be sent",
+        )
+    finally:
+        await process.stop()
+    [request] = receiver.requests
+    assert json.loads(request.body)["text"].endswith('"hello there"')
+
+
+async def no_app(scope, receive, send):
+    pass

@@ -7,8 +7,8 @@ from django.core.management import CommandError, call_command
 from accounts import keys
 from accounts.actions import do_create_api_token
 from chats.models import Chat, Turn
+from crosstalk.mcp.server import TOOLBOX
 from origins.models import Origin
-from peers.mcp.server import TOOLBOX
 from tests.origins.conftest import make_origin
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,9 @@ def person(owner):
     return do_create_api_token(owner, name="mcp")[1]
 
 
-def test_the_command_starts_a_receive_only_chat_running_the_text_as_outside_content(owner, capsys):
+def test_it_the_command_starts_a_receive_only_chat_running_the_text_as_outside_content(
+    owner, capsys
+):
     call_command("start_chat", "--origin", "automation", "--user", "alice", "--text=--help me")
     chat_id, thread = capsys.readouterr().out.split()
     chat = Chat.objects.get(pk=chat_id)
@@ -34,7 +36,7 @@ def test_the_command_starts_a_receive_only_chat_running_the_text_as_outside_cont
     assert Origin.objects.filter(user=owner, kind="automation", name="Automation").count() == 1
 
 
-def test_the_command_takes_template_options_and_a_thread_to_continue(owner, capsys):
+def test_it_the_command_takes_template_options_and_a_thread_to_continue(owner, capsys):
     call_command(
         "start_chat",
         "--user",
@@ -56,7 +58,7 @@ def test_the_command_takes_template_options_and_a_thread_to_continue(owner, caps
     assert Turn.objects.filter(chat=chat).count() == 2
 
 
-def test_the_command_uses_a_named_automation_origins_template(owner, capsys):
+def test_it_the_command_uses_a_named_automation_origins_template(owner, capsys):
     make_origin(owner, "reports", kind="automation", repository="reports-repo")
     call_command("start_chat", "--origin", "reports", "--user", "alice", "--text", "go")
     assert Chat.objects.get(origin="automation").repository == "reports-repo"
@@ -72,19 +74,19 @@ def test_the_command_uses_a_named_automation_origins_template(owner, capsys):
         (["--user", "alice", "--text", "x", "--repository", "r"], "--name"),
     ],
 )
-def test_the_command_refuses_with_the_reason(owner, args, says):
+def test_it_the_command_refuses_with_the_reason(owner, args, says):
     with pytest.raises(CommandError, match=says):
         call_command("start_chat", *args)
     assert not Chat.objects.exists()
 
 
-def test_another_accounts_automation_origin_reads_as_missing(owner, outsider):
+def test_it_another_accounts_automation_origin_reads_as_missing(owner, outsider):
     theirs = make_origin(outsider, "theirs", kind="automation")
     with pytest.raises(CommandError, match="not_found"):
         call_command("start_chat", "--user", "alice", "--text", "x", "--origin", theirs.public_id)
 
 
-def test_mcp_start_chat_with_automation_and_text_starts_it_from_outside(person):
+def test_it_mcp_start_chat_with_automation_and_text_starts_it_from_outside(person):
     result = mcp(person, "start_chat", {"name": "cron", "origin": "automation", "text": "hi"})
     assert not result.is_error, result.content[0].text
     body = result.structured_content
@@ -94,7 +96,7 @@ def test_mcp_start_chat_with_automation_and_text_starts_it_from_outside(person):
     assert turn.prompt.startswith('<outside-content origin="automation"')
 
 
-def test_rest_and_mcp_start_an_outside_chat_alike(person, owner_api):
+def test_it_rest_and_mcp_start_an_outside_chat_alike(person, owner_api):
     mcp_body = mcp(person, "start_chat", {"name": "a", "origin": "automation", "text": "x"})
     rest = owner_api.call(
         "POST", "/api/v1/chats", {"name": "b", "origin": "automation", "text": "x"}
@@ -105,7 +107,7 @@ def test_rest_and_mcp_start_an_outside_chat_alike(person, owner_api):
     assert strip(mcp_body.structured_content) == strip(rest.json())
 
 
-def test_text_with_another_origin_is_refused(person, owner_api):
+def test_it_text_with_another_origin_is_refused(person, owner_api):
     result = mcp(person, "start_chat", {"name": "x", "origin": "github", "text": "hi"})
     assert result.is_error and result.structured_content["code"] == "invalid_input"
     rest = owner_api.call("POST", "/api/v1/chats", {"name": "y", "origin": "user", "text": "hi"})
@@ -113,14 +115,14 @@ def test_text_with_another_origin_is_refused(person, owner_api):
     assert not Chat.objects.exists()
 
 
-def test_a_taken_name_is_refused_and_starts_nothing(person, chat):
+def test_it_a_taken_name_is_refused_and_starts_nothing(person, chat):
     result = mcp(person, "start_chat", {"name": chat.name, "origin": "automation", "text": "x"})
     assert result.is_error and result.structured_content["code"] == "name_taken"
     assert not Turn.objects.exists()
 
 
 @pytest.mark.parametrize("tool", ["ListChats", "ReadChat", "MessageChat"])
-def test_the_outside_chats_agent_is_refused_outside_origin(person, chat, tool):
+def test_it_the_outside_chats_agent_is_refused_outside_origin(person, chat, tool):
     started = mcp(person, "start_chat", {"name": "cron", "origin": "automation", "text": "x"})
     outside = Chat.objects.get(pk=started.structured_content["id"])
     secret = keys.new_secret("cak")  # test setup: a key for the outside chat's agent

@@ -40,7 +40,7 @@ def postgres_only():
         pytest.skip("row locks race only on PostgreSQL (SQLite takes one writer at a time)")
 
 
-def test_one_delivery_sent_at_once_from_many_threads_starts_one_turn(owner):
+def test_it_one_delivery_sent_at_once_from_many_threads_starts_one_turn(owner):
     origin = make_origin(owner)
     body, headers = signed(origin, {"text": "x", "thread": "t"}, delivery="same")
     statuses = race(6, lambda _: post_hook(Client(), origin, body, headers).status_code)
@@ -48,7 +48,7 @@ def test_one_delivery_sent_at_once_from_many_threads_starts_one_turn(owner):
     assert Turn.objects.count() == 1 and OriginDelivery.objects.count() == 1
 
 
-def test_the_hourly_limit_holds_under_a_burst(owner):
+def test_it_the_hourly_limit_holds_under_a_burst(owner):
     origin = make_origin(owner, requests_per_hour=3)
 
     def send(index: int) -> int:

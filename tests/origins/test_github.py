@@ -53,7 +53,7 @@ def started_nothing() -> bool:
     return not Chat.objects.exclude(origin="user").exists() and not Turn.objects.exists()
 
 
-def test_a_mention_in_an_issue_is_answered_there_by_a_new_chat(live_server, origin, github):
+def test_it_a_mention_in_an_issue_is_answered_there_by_a_new_chat(live_server, origin, github):
     answer = send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} total right?"))
 
     assert answer.status_code == 202, answer.text
@@ -67,7 +67,7 @@ def test_a_mention_in_an_issue_is_answered_there_by_a_new_chat(live_server, orig
     assert OriginReply.objects.get().state == OriginReply.State.SENT
 
 
-def test_a_second_mention_in_the_same_issue_continues_its_chat(live_server, origin, github):
+def test_it_a_second_mention_in_the_same_issue_continues_its_chat(live_server, origin, github):
     first = send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} one"))
     run_turns_and_answer()
     second = send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} two"))
@@ -79,7 +79,7 @@ def test_a_second_mention_in_the_same_issue_continues_its_chat(live_server, orig
     assert Turn.objects.filter(chat_id=first.json()["chat"]).count() == 2
 
 
-def test_a_review_comment_is_answered_in_its_review_thread(live_server, origin, github):
+def test_it_a_review_comment_is_answered_in_its_review_thread(live_server, origin, github):
     answer = send(
         live_server, origin, "pull_request_review_comment", review_comment(f"@{HANDLE} round?")
     )
@@ -100,7 +100,7 @@ def test_a_review_comment_is_answered_in_its_review_thread(live_server, origin, 
         ("issues", issue_comment(f"@{HANDLE} an issue opened")),
     ],
 )
-def test_what_is_not_a_new_mention_is_answered_200_and_starts_nothing(
+def test_it_what_is_not_a_new_mention_is_answered_200_and_starts_nothing(
     live_server, origin, github, event, payload
 ):
     answer = send(live_server, origin, event, payload)
@@ -110,7 +110,7 @@ def test_what_is_not_a_new_mention_is_answered_200_and_starts_nothing(
     assert run_turns_and_answer() == 0 and github.comments() == []
 
 
-def test_a_ping_and_the_test_button_are_answered_and_start_nothing(live_server, origin):
+def test_it_a_ping_and_the_test_button_are_answered_and_start_nothing(live_server, origin):
     pinged = send(live_server, origin, "ping", ping())
     tested = post_to(live_server.url, origin, *reversed(GitHubConnector().test_request(origin)))
 
@@ -130,7 +130,7 @@ def test_a_ping_and_the_test_button_are_answered_and_start_nothing(live_server, 
 
 
 @pytest.mark.parametrize("tamper", ["wrong secret", "changed body", "no signature", "sha1 only"])
-def test_a_bad_signature_is_refused_and_starts_nothing(live_server, origin, tamper):
+def test_it_a_bad_signature_is_refused_and_starts_nothing(live_server, origin, tamper):
     payload = issue_comment(f"@{HANDLE} please")
     body, headers = delivery(
         "not-the-secret" if tamper == "wrong secret" else origin.secret, "issue_comment", payload
@@ -148,7 +148,7 @@ def test_a_bad_signature_is_refused_and_starts_nothing(live_server, origin, tamp
     assert started_nothing()
 
 
-def test_a_redelivery_is_refused_and_starts_nothing_more(live_server, origin):
+def test_it_a_redelivery_is_refused_and_starts_nothing_more(live_server, origin):
     body, headers = delivery(origin.secret, "issue_comment", issue_comment(f"@{HANDLE} hi"))
     assert post_to(live_server.url, origin, body, headers).status_code == 202
 
@@ -158,7 +158,7 @@ def test_a_redelivery_is_refused_and_starts_nothing_more(live_server, origin):
     assert Turn.objects.count() == 1
 
 
-def test_a_delivery_without_its_id_is_refused(live_server, origin):
+def test_it_a_delivery_without_its_id_is_refused(live_server, origin):
     body, headers = delivery(origin.secret, "issue_comment", issue_comment(f"@{HANDLE} hi"))
     del headers["X-GitHub-Delivery"]
     answer = post_to(live_server.url, origin, body, headers)
@@ -166,7 +166,7 @@ def test_a_delivery_without_its_id_is_refused(live_server, origin):
     assert started_nothing()
 
 
-def test_an_unknown_or_disabled_origin_answers_the_same_404(live_server, origin):
+def test_it_an_unknown_or_disabled_origin_answers_the_same_404(live_server, origin):
     body, headers = delivery(origin.secret, "issue_comment", issue_comment(f"@{HANDLE} hi"))
     missing = post_hook(live_server.url, "org_nothing", body, headers)
     origin.enabled = False
@@ -179,7 +179,7 @@ def test_an_unknown_or_disabled_origin_answers_the_same_404(live_server, origin)
 
 
 @pytest.mark.parametrize("text", ["nul \\u0000 here", "lone \\ud800 surrogate"])
-def test_a_signed_comment_with_bad_characters_is_refused(live_server, origin, text):
+def test_it_a_signed_comment_with_bad_characters_is_refused(live_server, origin, text):
     # JSON escapes, signed as sent: the bytes GitHub would send for such a comment.
     body = json.dumps(issue_comment(f"@{HANDLE} PLACEHOLDER")).replace("PLACEHOLDER", text)
     body = body.encode()
@@ -196,7 +196,7 @@ def test_a_signed_comment_with_bad_characters_is_refused(live_server, origin, te
     assert started_nothing()
 
 
-def test_an_answer_github_refuses_is_tried_again_later(live_server, origin, github):
+def test_it_an_answer_github_refuses_is_tried_again_later(live_server, origin, github):
     send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} hi"))
     github.fail_next(1)
 
@@ -209,7 +209,7 @@ def test_an_answer_github_refuses_is_tried_again_later(live_server, origin, gith
     assert len(github.comments()) == 1
 
 
-def test_a_wrong_token_leaves_the_answer_unsent_with_githubs_reason(live_server, owner, github):
+def test_it_a_wrong_token_leaves_the_answer_unsent_with_githubs_reason(live_server, owner, github):
     config = {"handle": HANDLE, "api_url": github.url, "token": "ghp_wrong"}
     origin = make_origin(owner, "wrong token", kind="github", settings=config)
     send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} hi"))
@@ -222,7 +222,7 @@ def test_a_wrong_token_leaves_the_answer_unsent_with_githubs_reason(live_server,
     assert github.comments() == []
 
 
-def test_a_github_app_answers_with_its_installation_token(live_server, owner, github):
+def test_it_a_github_app_answers_with_its_installation_token(live_server, owner, github):
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(
         serialization.Encoding.PEM,
@@ -245,7 +245,7 @@ def test_a_github_app_answers_with_its_installation_token(live_server, owner, gi
     assert [number for _, number, _, _ in github.comments()] == [12]
 
 
-def test_the_chat_it_starts_is_its_persons_and_nobody_elses(
+def test_it_the_chat_it_starts_is_its_persons_and_nobody_elses(
     live_server, origin, outsider_api, owner_api
 ):
     answer = send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} hi"))
@@ -256,7 +256,7 @@ def test_the_chat_it_starts_is_its_persons_and_nobody_elses(
     assert OriginThread.objects.get().chat.user == origin.user
 
 
-def test_the_chat_a_mention_starts_may_not_list_read_or_message_even_switched_on(
+def test_it_the_chat_a_mention_starts_may_not_list_read_or_message_even_switched_on(
     live_server, origin, chat
 ):
     answer = send(live_server, origin, "issue_comment", issue_comment(f"@{HANDLE} list chats"))

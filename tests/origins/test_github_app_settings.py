@@ -28,7 +28,7 @@ def test_it_keeps_a_github_apps_id_installation_and_key(owner_client, owner):
     assert origin.settings["private_key"] == KEY.replace("\r\n", "\n")
 
 
-def test_an_edit_without_the_key_keeps_it_and_never_shows_it(owner_client, owner):
+def test_it_an_edit_without_the_key_keeps_it_and_never_shows_it(owner_client, owner):
     owner_client.post("/settings/origins/new/", APP)
     origin = Origin.objects.get(user=owner)
     page = owner_client.get(f"/settings/origins/{origin.public_id}/")
@@ -59,7 +59,7 @@ def test_it_refuses_what_is_no_app_id_or_key(owner_client, owner, field, value):
     assert not Origin.objects.filter(user=owner).exists()
 
 
-def test_another_accounts_app_origin_reads_as_missing(outsider_client, owner_client, owner):
+def test_it_another_accounts_app_origin_reads_as_missing(outsider_client, owner_client, owner):
     owner_client.post("/settings/origins/new/", APP)
     origin = Origin.objects.get(user=owner)
     assert outsider_client.get(f"/settings/origins/{origin.public_id}/").status_code == 404

@@ -1,9 +1,12 @@
 """GitHub's signature and events, without a live server: what starts a chat, what is ignored."""
 
+import hashlib
+import hmac
+
 import pytest
 from django.test import Client
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from origins.connectors import github
 from origins.models import OriginDelivery
 from tests.origins.conftest import make_origin, post_hook
@@ -35,6 +38,16 @@ def test_it_accepts_the_right_signature_and_refuses_any_other():
         with pytest.raises(Refusal) as refused:
             github.check_signature(SECRET, body, given)
         assert refused.value.code == "bad_signature" and refused.value.status == 401
+
+
+def test_it_refuses_a_sha1_or_non_ascii_signature_in_the_sha256_header():
+    # githubkit's verifier would check "sha1=" as SHA-1, and raise on a non-ASCII value.
+    body = b'{"action": "created"}'
+    sha1 = "sha1=" + hmac.new(SECRET.encode(), body, hashlib.sha1).hexdigest()
+    for given in (sha1, "sha256=\u00e9"):
+        with pytest.raises(Refusal) as refused:
+            github.check_signature(SECRET, body, given)
+        assert refused.value.code == "bad_signature"
 
 
 @pytest.mark.parametrize(
@@ -79,7 +92,7 @@ def test_it_sees_no_mention_of_an_empty_handle():
     assert not github.mentions("@crosstalk-bot", "@")
 
 
-def test_an_issue_comment_mentioning_the_handle_names_its_issue():
+def test_it_an_issue_comment_mentioning_the_handle_names_its_issue():
     inbound = parse("issue_comment", issue_comment("@crosstalk-bot is the total right?"))
 
     assert inbound.thread_key == "octo/shop#12"
@@ -89,14 +102,14 @@ def test_an_issue_comment_mentioning_the_handle_names_its_issue():
     assert inbound.text.endswith("@crosstalk-bot is the total right?")
 
 
-def test_a_comment_on_a_pull_requests_conversation_says_pull_request():
+def test_it_a_comment_on_a_pull_requests_conversation_says_pull_request():
     inbound = parse("issue_comment", issue_comment("@crosstalk-bot ok?", number=9, on_pr=True))
     assert inbound.thread_key == "octo/shop#9"
     assert "pull request octo/shop#9" in inbound.text
     assert "comment_id" not in inbound.reply_to
 
 
-def test_a_review_comment_answers_in_its_review_thread_with_the_lines_it_is_on():
+def test_it_a_review_comment_answers_in_its_review_thread_with_the_lines_it_is_on():
     inbound = parse("pull_request_review_comment", review_comment("@crosstalk-bot round?"))
 
     assert inbound.thread_key == "octo/shop#7"
@@ -105,7 +118,7 @@ def test_a_review_comment_answers_in_its_review_thread_with_the_lines_it_is_on()
     assert "+    return round(subtotal, 2)" in inbound.text
 
 
-def test_a_reply_in_a_review_thread_answers_to_the_threads_first_comment():
+def test_it_a_reply_in_a_review_thread_answers_to_the_threads_first_comment():
     payload = review_comment("@crosstalk-bot and now?", comment_id=7770009, in_reply_to=7770002)
     assert parse("pull_request_review_comment", payload).reply_to["comment_id"] == 7770002
 
@@ -149,7 +162,7 @@ def test_it_refuses_a_mention_without_a_plain_repository_or_number(field, value)
     assert refused.value.code == "invalid_input"
 
 
-def test_a_repository_named_dot_github_is_a_repository():
+def test_it_a_repository_named_dot_github_is_a_repository():
     payload = issue_comment("@crosstalk-bot hi")
     payload["repository"]["full_name"] = "octo/.github"
     assert parse("issue_comment", payload).thread_key == "octo/.github#12"
@@ -181,7 +194,7 @@ def test_it_cuts_a_long_answer_to_what_a_comment_holds_and_says_so():
 
 
 @pytest.mark.django_db
-def test_a_huge_delivery_is_refused_before_anything_is_read(owner, settings):
+def test_it_a_huge_delivery_is_refused_before_anything_is_read(owner, settings):
     settings.ORIGIN_MAX_BODY_BYTES = 4096
     origin = make_origin(owner, "gh", kind="github", settings={"handle": "crosstalk-bot"})
     body, headers = delivery(origin.secret, "issue_comment", issue_comment("@crosstalk-bot " * 999))

@@ -75,7 +75,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             stop_server(server)
 
 
-def test_a_github_mention_is_answered_in_its_issue_by_the_server_alone(served):
+def test_it_a_github_mention_is_answered_in_its_issue_by_the_server_alone(served):
     public_id, secret = served.origins["github"]
     body, headers = delivery(secret, "issue_comment", issue_comment("@crosstalk-bot hi", number=31))
 
@@ -87,7 +87,7 @@ def test_a_github_mention_is_answered_in_its_issue_by_the_server_alone(served):
     assert text.startswith('Read a request from github by dana: "A comment on issue octo/shop#31')
 
 
-def test_a_slack_mention_is_answered_once_in_its_thread_whatever_slack_retries(served):
+def test_it_a_slack_mention_is_answered_once_in_its_thread_whatever_slack_retries(served):
     public_id, secret = served.origins["slack"]
     payload = app_mention("<@U0BOT0001> which port?", ts="1700000500.000100")
 

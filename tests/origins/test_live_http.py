@@ -35,7 +35,7 @@ def outside_chats() -> int:
     return Chat.objects.exclude(origin="user").count()
 
 
-async def test_a_signed_request_runs_a_turn_whose_answer_reaches_the_callback_signed(
+async def test_it_a_signed_request_runs_a_turn_whose_answer_reaches_the_callback_signed(
     live_server, owner, receiver, fast_steps
 ):
     origin = await sync_to_async(make_origin)(owner, settings={"callback_url": receiver.url})
@@ -62,7 +62,7 @@ async def test_a_signed_request_runs_a_turn_whose_answer_reaches_the_callback_si
     assert reply.state == "sent"
 
 
-def test_bad_stale_and_replayed_requests_are_refused_and_start_nothing(live_server, origin):
+def test_it_bad_stale_and_replayed_requests_are_refused_and_start_nothing(live_server, origin):
     bad = post(live_server, origin, *signed(origin, {"text": "x"}, secret="wrong"))
     stale_ts = str(int(time.time()) - 600)
     stale = post(live_server, origin, *signed(origin, {"text": "x"}, timestamp=stale_ts))
@@ -77,7 +77,7 @@ def test_bad_stale_and_replayed_requests_are_refused_and_start_nothing(live_serv
     assert outside_chats() == 1
 
 
-def test_a_disabled_origin_answers_404_like_a_missing_one(live_server, origin):
+def test_it_a_disabled_origin_answers_404_like_a_missing_one(live_server, origin):
     origin.enabled = False
     origin.save()
     body, headers = signed(origin, {"text": "x"})
@@ -88,7 +88,7 @@ def test_a_disabled_origin_answers_404_like_a_missing_one(live_server, origin):
     assert outside_chats() == 0
 
 
-def test_the_origins_limit_holds_over_http(live_server, owner):
+def test_it_the_origins_limit_holds_over_http(live_server, owner):
     origin = make_origin(owner, requests_per_hour=1)
     assert post(live_server, origin, *signed(origin, {"text": "a"})).status_code == 202
     over = post(live_server, origin, *signed(origin, {"text": "b"}))
@@ -96,12 +96,30 @@ def test_the_origins_limit_holds_over_http(live_server, owner):
     assert outside_chats() == 1
 
 
-def test_the_test_button_sends_a_signed_request_to_the_origin_itself(live_server, owner, origin):
+def test_it_the_test_button_sends_a_signed_request_to_the_servers_public_url(
+    live_server, owner, origin, settings
+):
+    settings.CROSSTALK_PUBLIC_URL = live_server.url
     client = Client()
     client.force_login(owner)
-    host = live_server.url.removeprefix("http://")
-    page = client.post(f"/settings/origins/{origin.public_id}/test/", HTTP_HOST=host)
+    page = client.post(f"/settings/origins/{origin.public_id}/test/")
     text = page.content.decode()
     assert f"{live_server.url}/hooks/in/{origin.public_id} answered 200" in text
     assert "The signature checks out." in text
     assert outside_chats() == 0
+
+
+@pytest.mark.parametrize("public_url", ["", "set"])
+def test_it_the_test_button_never_goes_where_the_host_header_says(
+    live_server, owner, origin, settings, loopback_listener, public_url
+):
+    # Unset, CROSSTALK_URL is the fallback: the server's own address, as its admin set it.
+    settings.CROSSTALK_PUBLIC_URL = live_server.url if public_url else ""
+    settings.CROSSTALK_URL = live_server.url
+    client = Client()
+    client.force_login(owner)
+    crafted = f"127.0.0.1:{loopback_listener.port}"
+    page = client.post(f"/settings/origins/{origin.public_id}/test/", HTTP_HOST=crafted)
+    assert f"{live_server.url}/hooks/in/{origin.public_id} answered 200" in page.content.decode()
+    assert crafted not in page.content.decode()
+    assert loopback_listener.connections == 0

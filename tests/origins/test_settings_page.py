@@ -52,13 +52,13 @@ def test_it_refuses_a_bad_origin_with_the_reason(owner_client, change, says):
     assert not Origin.objects.exists()
 
 
-def test_a_taken_name_is_refused(owner_client, owner):
+def test_it_a_taken_name_is_refused(owner_client, owner):
     make_origin(owner, "ci")
     response = owner_client.post("/settings/origins/new/", NEW)
     assert response.status_code == 400 and "already have an origin" in response.content.decode()
 
 
-def test_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
+def test_it_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
     origin = make_origin(owner, "gh", kind="github", settings={"handle": "bot", "token": "t0k"})
     form = {**NEW, "kind": "github", "name": "gh2", "handle": "crosstalk-bot"}
     response = owner_client.post(f"/settings/origins/{origin.public_id}/", form)
@@ -70,14 +70,14 @@ def test_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
     assert changed.status_code == 400 and "keeps its kind" in changed.content.decode()
 
 
-def test_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner_client, origin):
+def test_it_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner_client, origin):
     owner_client.post(f"/settings/origins/{origin.public_id}/enabled/")
     assert post_hook(Client(), origin, *signed(origin, {"text": "x"})).status_code == 404
     owner_client.post(f"/settings/origins/{origin.public_id}/enabled/")
     assert post_hook(Client(), origin, *signed(origin, {"text": "x"})).status_code == 202
 
 
-def test_a_new_secret_replaces_the_old_one_at_once(owner_client, origin):
+def test_it_a_new_secret_replaces_the_old_one_at_once(owner_client, origin):
     old = origin.secret
     response = owner_client.post(f"/settings/origins/{origin.public_id}/secret/")
     origin.refresh_from_db()
@@ -88,7 +88,7 @@ def test_a_new_secret_replaces_the_old_one_at_once(owner_client, origin):
     assert post_hook(Client(), origin, *signed(origin, {"text": "x"})).status_code == 202
 
 
-def test_deleting_keeps_the_chats_it_started(owner_client, origin):
+def test_it_deleting_keeps_the_chats_it_started(owner_client, origin):
     started = post_hook(Client(), origin, *signed(origin, {"text": "x"})).json()["chat"]
     owner_client.post(f"/settings/origins/{origin.public_id}/delete/")
     assert not Origin.objects.exists()
@@ -106,7 +106,7 @@ def test_deleting_keeps_the_chats_it_started(owner_client, origin):
         ("post", "/test/"),
     ],
 )
-def test_another_accounts_origin_answers_404_everywhere(outsider_client, origin, method, path):
+def test_it_another_accounts_origin_answers_404_everywhere(outsider_client, origin, method, path):
     missing = getattr(outsider_client, method)(f"/settings/origins/org_missing{path}", NEW)
     response = getattr(outsider_client, method)(f"/settings/origins/{origin.public_id}{path}", NEW)
     assert response.status_code == missing.status_code == 404
@@ -114,16 +114,18 @@ def test_another_accounts_origin_answers_404_everywhere(outsider_client, origin,
     assert (fresh.name, fresh.enabled, fresh.secret) == (origin.name, True, origin.secret)
 
 
-def test_the_list_shows_only_the_accounts_own_origins(outsider_client, origin):
+def test_it_the_list_shows_only_the_accounts_own_origins(outsider_client, origin):
     page = outsider_client.get("/settings/origins/").content.decode()
     assert origin.public_id not in page and "No origins yet" in page
 
 
-def test_the_settings_page_links_to_origins(owner_client):
+def test_it_the_settings_page_links_to_origins(owner_client):
     assert "/settings/origins/" in owner_client.get("/settings/").content.decode()
 
 
-def test_an_outside_chat_shows_its_origin_and_answer_state_in_header_and_card(owner_client, origin):
+def test_it_an_outside_chat_shows_its_origin_and_answer_state_in_header_and_card(
+    owner_client, origin
+):
     from django.utils import timezone
 
     from chats.models import Chat
@@ -148,7 +150,7 @@ def test_an_outside_chat_shows_its_origin_and_answer_state_in_header_and_card(ow
     assert "from Webhook" in cards
 
 
-def test_the_activity_log_shows_requests_and_outside_refusals_in_words(owner_client, origin):
+def test_it_the_activity_log_shows_requests_and_outside_refusals_in_words(owner_client, origin):
     post_hook(Client(), origin, *signed(origin, {"text": "x", "author": "ci-bot"}))
     post_hook(Client(), origin, *signed(origin, {"text": "x"}, secret="wrong"))
     page = owner_client.get("/activity/").content.decode()

@@ -45,14 +45,14 @@ def started_nothing() -> bool:
     return not Chat.objects.exclude(origin="user").exists() and not Turn.objects.exists()
 
 
-def test_the_url_handshake_answers_the_challenge(live_server, origin):
+def test_it_the_url_handshake_answers_the_challenge(live_server, origin):
     answer = send(live_server, origin, url_verification("chal-123"))
 
     assert answer.status_code == 200 and answer.json() == {"challenge": "chal-123"}
     assert started_nothing()
 
 
-def test_the_test_button_gets_its_challenge_back(live_server, origin):
+def test_it_the_test_button_gets_its_challenge_back(live_server, origin):
     headers, body = SlackConnector().test_request(origin)
     answer = post_to(live_server.url, origin, body, headers)
     assert answer.status_code == 200
@@ -60,13 +60,13 @@ def test_the_test_button_gets_its_challenge_back(live_server, origin):
     assert started_nothing()
 
 
-def test_an_unsigned_handshake_is_refused(live_server, origin):
+def test_it_an_unsigned_handshake_is_refused(live_server, origin):
     body, headers = signed("not-the-signing-secret", url_verification("chal-123"))
     answer = post_to(live_server.url, origin, body, headers)
     assert answer.status_code == 401 and "chal-123" not in answer.text
 
 
-def test_a_mention_starts_a_chat_that_answers_in_its_thread(live_server, origin, slack):
+def test_it_a_mention_starts_a_chat_that_answers_in_its_thread(live_server, origin, slack):
     answer = send(live_server, origin, app_mention(f"{BOT} which port?", ts="1700000000.000100"))
 
     assert answer.status_code == 202, answer.text
@@ -80,7 +80,7 @@ def test_a_mention_starts_a_chat_that_answers_in_its_thread(live_server, origin,
     assert OriginReply.objects.get().state == OriginReply.State.SENT
 
 
-def test_a_mention_in_the_thread_continues_its_chat(live_server, origin, slack):
+def test_it_a_mention_in_the_thread_continues_its_chat(live_server, origin, slack):
     first = send(live_server, origin, app_mention(f"{BOT} one", ts="1700000000.000100"))
     run_turns_and_answer()
     second = send(
@@ -96,7 +96,7 @@ def test_a_mention_in_the_thread_continues_its_chat(live_server, origin, slack):
     assert threads == ["1700000000.000100", "1700000000.000100", "1700000099.000900"]
 
 
-def test_slacks_retries_of_an_event_start_nothing_more(live_server, origin):
+def test_it_slacks_retries_of_an_event_start_nothing_more(live_server, origin):
     payload = app_mention(f"{BOT} hi", event_id="Ev0RETRY01")
     assert send(live_server, origin, payload).status_code == 202
 
@@ -110,7 +110,7 @@ def test_slacks_retries_of_an_event_start_nothing_more(live_server, origin):
 # Well past the 300 s tolerance: the live server reads its clock a moment later. The exact
 # boundary is tested with a frozen clock in test_slack_parsing.
 @pytest.mark.parametrize("seconds_off", [-400, 400, -3600])
-def test_a_stale_request_is_refused_and_starts_nothing(live_server, origin, seconds_off):
+def test_it_a_stale_request_is_refused_and_starts_nothing(live_server, origin, seconds_off):
     answer = send(live_server, origin, app_mention(f"{BOT} hi"), at=time.time() + seconds_off)
 
     assert answer.status_code == 401 and answer.json()["code"] == "bad_signature"
@@ -118,7 +118,7 @@ def test_a_stale_request_is_refused_and_starts_nothing(live_server, origin, seco
 
 
 @pytest.mark.parametrize("tamper", ["wrong secret", "changed body", "no signature"])
-def test_a_bad_signature_is_refused_and_starts_nothing(live_server, origin, tamper):
+def test_it_a_bad_signature_is_refused_and_starts_nothing(live_server, origin, tamper):
     secret = "not-the-signing-secret" if tamper == "wrong secret" else origin.secret
     body, headers = signed(secret, app_mention(f"{BOT} please"))
     if tamper == "changed body":
@@ -139,7 +139,7 @@ def test_a_bad_signature_is_refused_and_starts_nothing(live_server, origin, tamp
         {**app_mention("x"), "event": {**app_mention("x")["event"], "type": "reaction_added"}},
     ],
 )
-def test_what_is_not_a_persons_mention_is_answered_200_and_starts_nothing(
+def test_it_what_is_not_a_persons_mention_is_answered_200_and_starts_nothing(
     live_server, origin, slack, payload
 ):
     answer = send(live_server, origin, payload)
@@ -148,7 +148,7 @@ def test_what_is_not_a_persons_mention_is_answered_200_and_starts_nothing(
     assert started_nothing() and run_turns_and_answer() == 0 and slack.messages() == []
 
 
-def test_an_unknown_or_disabled_origin_answers_the_same_404(live_server, origin):
+def test_it_an_unknown_or_disabled_origin_answers_the_same_404(live_server, origin):
     body, headers = signed(origin.secret, app_mention(f"{BOT} hi"))
     missing = post_hook(live_server.url, "org_nothing", body, headers)
     origin.enabled = False
@@ -160,12 +160,12 @@ def test_an_unknown_or_disabled_origin_answers_the_same_404(live_server, origin)
     assert started_nothing()
 
 
-def test_a_mention_with_a_nul_byte_is_refused(live_server, origin):
+def test_it_a_mention_with_a_nul_byte_is_refused(live_server, origin):
     answer = send(live_server, origin, app_mention(f"{BOT} nul \x00 here"))
     assert answer.status_code == 400 and started_nothing()
 
 
-def test_an_answer_slack_refuses_stays_unsent_with_slacks_reason(live_server, owner, slack):
+def test_it_an_answer_slack_refuses_stays_unsent_with_slacks_reason(live_server, owner, slack):
     config = {"bot_token": "xoxb-revoked", "api_url": slack.api_url}
     origin = make_origin(owner, "revoked", kind="slack", settings=config)
     send(live_server, origin, app_mention(f"{BOT} hi"))

@@ -3,7 +3,7 @@
 import pytest
 import time_machine
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from origins.connectors import Handshake, slack
 from tests.origins.slack_events import app_mention, url_verification
 
@@ -67,7 +67,7 @@ def test_it_refuses_a_wrong_or_missing_signature():
         assert refused.value.code == "bad_signature" and refused.value.status == 401
 
 
-def test_the_handshake_answers_the_challenge():
+def test_it_the_handshake_answers_the_challenge():
     with pytest.raises(Handshake) as handshake:
         slack.answer_handshake(url_verification("abc123"))
     assert handshake.value.body == {"challenge": "abc123"} and handshake.value.status == 200
@@ -76,7 +76,7 @@ def test_the_handshake_answers_the_challenge():
         slack.answer_handshake({"type": "url_verification", "challenge": ["x"]})
 
 
-def test_a_mention_names_its_thread_and_drops_the_leading_mention():
+def test_it_a_mention_names_its_thread_and_drops_the_leading_mention():
     payload = app_mention("<@U0BOT0001> which port does the API use?", event_id="Ev123")
     inbound = slack.inbound_from_payload(payload)
 
@@ -86,7 +86,7 @@ def test_a_mention_names_its_thread_and_drops_the_leading_mention():
     assert inbound.text.endswith("\n\nwhich port does the API use?")
 
 
-def test_a_mention_inside_a_thread_continues_that_thread():
+def test_it_a_mention_inside_a_thread_continues_that_thread():
     payload = app_mention(
         "<@U0BOT0001> and now?", ts="1700000100.000200", thread_ts="1700000000.000100"
     )
@@ -111,7 +111,7 @@ def test_it_ignores_what_is_not_a_persons_mention(payload):
     assert slack.inbound_from_payload(payload) is None
 
 
-def test_a_mention_with_a_file_shared_still_asks():
+def test_it_a_mention_with_a_file_shared_still_asks():
     payload = app_mention("<@U0BOT0001> see the log")
     payload["event"]["subtype"] = "file_share"
     assert slack.inbound_from_payload(payload).text.endswith("see the log")

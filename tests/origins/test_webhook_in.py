@@ -42,7 +42,7 @@ def test_it_continues_the_same_thread_in_the_same_chat(origin):
     assert third.json()["chat"] != first.json()["chat"]
 
 
-def test_a_bad_signature_is_refused_and_starts_nothing(origin):
+def test_it_a_bad_signature_is_refused_and_starts_nothing(origin):
     body, headers = signed(origin, {"text": "hi"}, secret="not-the-secret")
     response = post_hook(Client(), origin, body, headers)
     assert response.status_code == 401
@@ -50,14 +50,14 @@ def test_a_bad_signature_is_refused_and_starts_nothing(origin):
     assert not outside_chats().exists() and not OriginDelivery.objects.exists()
 
 
-def test_a_body_changed_after_signing_is_refused(origin):
+def test_it_a_body_changed_after_signing_is_refused(origin):
     body, headers = signed(origin, {"text": "hi"})
     response = post_hook(Client(), origin, body.replace(b"hi", b"rm"), headers)
     assert response.status_code == 401
     assert not outside_chats().exists()
 
 
-def test_a_stale_timestamp_is_refused_and_starts_nothing(origin):
+def test_it_a_stale_timestamp_is_refused_and_starts_nothing(origin):
     old = str(int(time.time()) - 301)
     response = post_hook(Client(), origin, *signed(origin, {"text": "hi"}, timestamp=old))
     assert response.status_code == 401
@@ -65,7 +65,7 @@ def test_a_stale_timestamp_is_refused_and_starts_nothing(origin):
     assert not outside_chats().exists()
 
 
-def test_a_replayed_delivery_is_refused_and_starts_nothing_more(origin):
+def test_it_a_replayed_delivery_is_refused_and_starts_nothing_more(origin):
     body, headers = signed(origin, {"text": "hi", "thread": "t"}, delivery="d-1")
     assert post_hook(Client(), origin, body, headers).status_code == 202
     again = post_hook(Client(), origin, body, headers)
@@ -74,7 +74,7 @@ def test_a_replayed_delivery_is_refused_and_starts_nothing_more(origin):
     assert Turn.objects.filter(chat__origin="webhook").count() == 1
 
 
-def test_a_disabled_origin_answers_like_a_missing_one(origin):
+def test_it_a_disabled_origin_answers_like_a_missing_one(origin):
     body, headers = signed(origin, {"text": "hi"})
     missing = Client().post("/hooks/in/org_nothing", body, content_type="application/json")
     origin.enabled = False
@@ -98,13 +98,13 @@ def test_it_refuses_past_the_origins_requests_an_hour(owner):
     assert Activity.objects.filter(action="refused", detail="limit_origin_hour").exists()
 
 
-def test_the_admins_limit_holds_when_the_origin_sets_none(origin):
+def test_it_the_admins_limit_holds_when_the_origin_sets_none(origin):
     Limits.objects.update_or_create(pk=1, defaults={"origin_requests_per_hour": 1})
     assert post_hook(Client(), origin, *signed(origin, {"text": "a"})).status_code == 202
     assert post_hook(Client(), origin, *signed(origin, {"text": "b"})).status_code == 429
 
 
-def test_long_content_is_cut_with_a_note(origin, settings):
+def test_it_long_content_is_cut_with_a_note(origin, settings):
     settings.ORIGIN_MAX_CHARS = 100
     response = post_hook(Client(), origin, *signed(origin, {"text": "x" * 500}))
     turn = Turn.objects.get(chat_id=response.json()["chat"])
@@ -116,25 +116,25 @@ def test_long_content_is_cut_with_a_note(origin, settings):
     "payload",
     [{"text": "nul \x00 byte"}, {"text": ""}, {"text": 5}, {"text": "hi", "thread": "t" * 201}],
 )
-def test_bad_bodies_are_refused_and_start_nothing(origin, payload):
+def test_it_bad_bodies_are_refused_and_start_nothing(origin, payload):
     response = post_hook(Client(), origin, *signed(origin, payload))
     assert response.status_code == 400, response.content
     assert not OriginThread.objects.exists()
 
 
-def test_a_huge_body_is_refused(origin, settings):
+def test_it_a_huge_body_is_refused(origin, settings):
     settings.ORIGIN_MAX_BODY_BYTES = 2048
     response = post_hook(Client(), origin, *signed(origin, {"text": "y" * 5000}))
     assert response.status_code == 413
     assert not outside_chats().exists()
 
 
-def test_get_is_not_allowed(origin):
+def test_it_get_is_not_allowed(origin):
     response = Client().get(f"/hooks/in/{origin.public_id}")
     assert response.status_code == 405
 
 
-def test_a_kind_this_server_has_no_connector_for_answers_like_a_missing_origin(owner):
+def test_it_a_kind_this_server_has_no_connector_for_answers_like_a_missing_origin(owner):
     from origins import connectors
 
     origin = make_origin(owner, "gh", kind="github")

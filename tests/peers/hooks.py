@@ -1,7 +1,6 @@
 """Shared helpers of the hooks tests: captured payloads, posting them, a CLI chat."""
 
 import json
-import tempfile
 from pathlib import Path
 
 from django.utils import timezone
@@ -9,7 +8,7 @@ from django.utils import timezone
 from chats.models import Chat
 from peers import actions
 from peers.serializers import message_json
-from tests.conftest import ApiClient, make_chat
+from tests.conftest import ApiClient, make_chat, own_folder
 
 SAMPLES = Path(__file__).parent / "hook_samples"
 FILES = {
@@ -29,7 +28,7 @@ def sample(cli: str, event: str, index: int = 0, **changes) -> dict:
 
 def cli_chat(owner, cli: str, name: str | None = None, *, hosted: bool = False) -> Chat:
     """An attached chat (no folder: the person runs the session), or a hosted one."""
-    folder = tempfile.gettempdir() if hosted else ""
+    folder = str(own_folder(owner)) if hosted else ""
     chat = make_chat(owner, name or f"{cli}-chat", agent=cli, peers=True, folder=folder)
     Chat.objects.filter(pk=chat.pk).update(last_ran_at=timezone.now())
     chat.refresh_from_db()

@@ -21,7 +21,7 @@ def send_many(db_name: str, jobs: list[tuple[str, str]], results) -> None:
     from django.db import connection
 
     from chats.models import Chat
-    from chats.refusals import Refusal
+    from kernel.refusals import Refusal
     from peers.actions import check_send_message
 
     start = threading.Barrier(len(jobs))

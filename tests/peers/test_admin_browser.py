@@ -89,7 +89,7 @@ def admin_page(browser, base_url: str, *, width: int, scheme: str):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1440, 390])
-def test_the_admin_page_reads_well_at_both_widths_light_and_dark(
+def test_it_the_admin_page_reads_well_at_both_widths_light_and_dark(
     admin_browser, base_url, width, scheme
 ):
     page = admin_page(admin_browser, base_url, width=width, scheme=scheme)
@@ -113,7 +113,7 @@ def test_the_admin_page_reads_well_at_both_widths_light_and_dark(
         page.context.close()
 
 
-def test_a_refused_limit_is_named_at_the_top(admin_browser, base_url):
+def test_it_a_refused_limit_is_named_at_the_top(admin_browser, base_url):
     page = admin_page(admin_browser, base_url, width=390, scheme="light")
     try:
         page.fill("input[name=chat_per_hour]", "-5")

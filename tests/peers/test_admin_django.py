@@ -51,7 +51,7 @@ def change_url(message) -> str:
     return reverse("admin:peers_peermessage_change", args=[quote(message.pk)])
 
 
-def test_the_activity_list_opens_a_message_whose_id_admin_would_misread(
+def test_it_the_activity_list_opens_a_message_whose_id_admin_would_misread(
     admin_client, sender, recipient, monkeypatch
 ):
     field = PeerMessage._meta.get_field("id")
@@ -78,14 +78,14 @@ def test_it_shows_a_messages_state_history(admin_client, sender, recipient):
     assert admin_client.get("/django-admin/peers/peermessage/add/").status_code == 403
 
 
-def test_a_held_message_says_where_it_stands_now_in_words(admin_client, sender, recipient):
+def test_it_a_held_message_says_where_it_stands_now_in_words(admin_client, sender, recipient):
     actions.check_stop_chat(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="Which port?")
     text = admin_client.get(change_url(message))
     assert "Queued — held until you write" in text.content.decode()
 
 
-def test_the_limits_offer_no_add_and_no_list_of_one(admin_client):
+def test_it_the_limits_offer_no_add_and_no_list_of_one(admin_client):
     index = admin_client.get("/django-admin/").content.decode()
     assert "/django-admin/peers/limits/add/" not in index
     assert admin_client.get("/django-admin/peers/limits/add/").status_code == 403

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SENDER = """
 import sys
 from chats.models import Chat
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions import check_send_message
 for line in sys.stdin:
     sender_id, to = line.split()

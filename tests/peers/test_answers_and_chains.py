@@ -4,7 +4,7 @@ import pytest
 
 from chats import actions as chat_actions
 from chats.models import Entry
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers import actions
 from peers import actions as delivery
 from peers import actions as peer_actions
@@ -21,7 +21,7 @@ def woken_turn(chat):
 
 
 def finish(turn, text):
-    chat_actions.do_finish_turn(turn, final_text=text)
+    chat_actions.do_mark_turn_done(turn, final_text=text)
     turn.refresh_from_db()
     return delivery.answer_from_final_text(turn)
 
@@ -43,7 +43,7 @@ def test_it_sends_the_final_text_back_as_the_answer(sender, recipient):
     assert question.answered
 
 
-def test_the_turns_answer_entry_shows_the_answer_it_sent(sender, recipient):
+def test_it_the_turns_answer_entry_shows_the_answer_it_sent(sender, recipient):
     actions.check_send_message(sender, to=recipient.pk, text="which port?")
     turn = woken_turn(recipient)
     elsewhere = chat_actions.do_add_entry(recipient, kind=Entry.Kind.ANSWER, text="Another turn's.")
@@ -54,7 +54,7 @@ def test_the_turns_answer_entry_shows_the_answer_it_sent(sender, recipient):
     assert Entry.objects.get(pk=elsewhere.pk).message_id == ""
 
 
-def test_a_turn_woken_by_an_answer_never_answers_back(sender, recipient):
+def test_it_a_turn_woken_by_an_answer_never_answers_back(sender, recipient):
     question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
     finish(woken_turn(recipient), "8080")
     answer = PeerMessage.objects.get(reply_to=question)
@@ -64,21 +64,44 @@ def test_a_turn_woken_by_an_answer_never_answers_back(sender, recipient):
     assert PeerMessage.objects.count() == 2
 
 
-def test_a_turn_that_wrote_back_itself_sends_nothing_more(sender, recipient):
+def test_it_a_turn_that_wrote_back_itself_sends_nothing_more(sender, recipient):
     question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
     turn = woken_turn(recipient)
     actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)
     assert finish(turn, "done") == []
 
 
-def test_an_answer_to_the_person_goes_to_the_person(owner, recipient):
+def test_it_an_answer_to_the_person_goes_to_the_person(owner, recipient):
     question = actions.check_send_as_person(owner, from_chat=None, to=recipient.pk, text="status?")
     (answer,) = finish(woken_turn(recipient), "All green.")
     assert answer.to_chat_id is None and answer.reply_to_id == question.pk
     assert (answer.state, answer.path, words(answer)) == ("delivered", "", "Delivered — to you")
 
 
-def test_an_answer_to_you_as_a_chat_goes_to_that_chat(owner, sender, recipient):
+def test_it_answers_each_sender_once_and_every_message_it_took(owner, sender, recipient):
+    """Issue 34: a batch is answered whole, by one answer per sender (the person too)."""
+    mine = [
+        actions.check_send_as_person(owner, from_chat=None, to=recipient.pk, text=text)
+        for text in ("status?", "and the tests?")
+    ]
+    theirs = [
+        actions.check_send_message(sender, to=recipient.pk, text=text)
+        for text in ("which port?", "which host?", "which user?")
+    ]
+    answers = finish(woken_turn(recipient), "All green.")
+
+    assert sorted((a.to_chat_id or "", a.reply_to_id) for a in answers) == sorted(
+        [("", mine[-1].pk), (sender.pk, theirs[-1].pk)]
+    )
+    to_me = next(a for a in answers if a.to_chat_id is None)
+    to_them = next(a for a in answers if a.to_chat_id == sender.pk)
+    for batch, answer in ((mine, to_me), (theirs, to_them)):
+        for message in batch:
+            message.refresh_from_db()
+            assert message.answered and message.answer_id == answer.pk
+
+
+def test_it_an_answer_to_you_as_a_chat_goes_to_that_chat(owner, sender, recipient):
     question = actions.check_send_as_person(owner, from_chat=sender.pk, to=recipient.pk, text="hi")
     assert question.sent_by == "person" and question.from_chat_id == sender.pk
     (answer,) = finish(woken_turn(recipient), "hello")
@@ -91,7 +114,7 @@ def test_it_cuts_a_long_final_text_to_the_longest_message(sender, recipient):
     assert len(answer.text) == 8000
 
 
-def test_reply_to_must_name_a_message_the_recipient_sent_the_sender(owner, sender, recipient):
+def test_it_reply_to_must_name_a_message_the_recipient_sent_the_sender(owner, sender, recipient):
     mine = actions.check_send_message(sender, to=recipient.pk, text="hi")
     with pytest.raises(Refusal) as refused:
         # sender's own message is not one the recipient sent it
@@ -99,7 +122,7 @@ def test_reply_to_must_name_a_message_the_recipient_sent_the_sender(owner, sende
     assert refused.value.code == "no_such_message"
 
 
-def test_messages_from_one_line_of_the_person_share_a_chain(sender, recipient):
+def test_it_messages_from_one_line_of_the_person_share_a_chain(sender, recipient):
     turn = running(sender, "ask payments-api: which port?")
     first = actions.check_send_message(sender, to=recipient.pk, text="one")
     second = actions.check_send_message(sender, to=recipient.pk, text="two")
@@ -112,7 +135,7 @@ def test_messages_from_one_line_of_the_person_share_a_chain(sender, recipient):
     assert answer.chain == turn.chain and answer.hop == 2
 
 
-def test_the_chain_limit_counts_everything_descending_from_one_line(sender, recipient, owner):
+def test_it_the_chain_limit_counts_everything_descending_from_one_line(sender, recipient, owner):
     actions.do_set_limits({"chain_without_you": 2})
     running(sender)
     actions.check_send_message(sender, to=recipient.pk, text="one")
@@ -126,7 +149,7 @@ def test_the_chain_limit_counts_everything_descending_from_one_line(sender, reci
     assert actions.check_send_message(sender, to=recipient.pk, text="fresh").hop == 1
 
 
-def test_the_persons_message_gives_the_pair_a_fresh_count(owner, sender, recipient):
+def test_it_the_persons_message_gives_the_pair_a_fresh_count(owner, sender, recipient):
     actions.do_set_limits({"pair_without_you": 2, "chain_without_you": 100})
     actions.check_send_message(sender, to=recipient.pk, text="1")
     actions.check_send_message(recipient, to=sender.pk, text="2")

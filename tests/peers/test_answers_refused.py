@@ -25,7 +25,9 @@ def refused_question(sender, recipient, limit: dict) -> PeerMessage:
     return question
 
 
-def test_an_answer_refused_by_a_limit_shows_everywhere(sender, recipient, owner_api, owner_client):
+def test_it_an_answer_refused_by_a_limit_shows_everywhere(
+    sender, recipient, owner_api, owner_client
+):
     question = refused_question(sender, recipient, {"pair_per_window": 1})
 
     assert not question.answered
@@ -44,14 +46,29 @@ def test_an_answer_refused_by_a_limit_shows_everywhere(sender, recipient, owner_
     assert Activity.objects.filter(action="refused", detail="limit_pair_window").exists()
 
 
-def test_an_answer_refused_by_the_wake_limit_shows_on_the_card(sender, recipient, owner_client):
+def test_it_a_refused_answer_is_the_refusal_of_every_message_of_the_batch(sender, recipient):
+    first = actions.check_send_message(sender, to=recipient.pk, text="which port?")
+    second = actions.check_send_message(sender, to=recipient.pk, text="and the host?")
+    actions.do_set_limits({"pair_per_window": 2})
+
+    assert finish(woken_turn(recipient), "8080 on localhost.") == []
+
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert second.answer_refused.startswith("limit_pair_window: ")
+    assert first.answer_refused == second.answer_refused and not first.answered
+    # The sender is told once, for the batch.
+    assert sender.entries.filter(kind="notice", text__contains="not sent").count() == 1
+
+
+def test_it_an_answer_refused_by_the_wake_limit_shows_on_the_card(sender, recipient, owner_client):
     question = refused_question(sender, recipient, {"wakes_per_hour": 1})
     assert question.answer_refused.startswith("limit_wakes: ")
     page = owner_client.get(f"/chats/{sender.pk}/peers/").content.decode()
     assert "answer not sent: limit_wakes" in page
 
 
-def test_an_outside_chats_answer_to_an_agent_is_recorded_not_lost(owner, sender):
+def test_it_an_outside_chats_answer_to_an_agent_is_recorded_not_lost(owner, sender):
     outside = make_chat(owner, "from-github", origin="github", peers=True)
     reachable(outside)
     question = actions.check_send_message(sender, to=outside.pk, text="status?")
@@ -60,7 +77,7 @@ def test_an_outside_chats_answer_to_an_agent_is_recorded_not_lost(owner, sender)
     assert question.answer_refused.startswith("outside_origin: ")
 
 
-def test_an_answer_that_fails_on_the_database_is_tried_again(sender, recipient, monkeypatch):
+def test_it_an_answer_that_fails_on_the_database_is_tried_again(sender, recipient, monkeypatch):
     question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
     real, calls = send_module.do_send_message, []
 
@@ -77,7 +94,9 @@ def test_an_answer_that_fails_on_the_database_is_tried_again(sender, recipient, 
     assert question.answer_id == answer.pk and question.answer_refused == ""
 
 
-def test_an_answer_that_keeps_failing_is_recorded_with_its_reason(sender, recipient, monkeypatch):
+def test_it_an_answer_that_keeps_failing_is_recorded_with_its_reason(
+    sender, recipient, monkeypatch
+):
     question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
 
     def deadlocked(prepared):
@@ -91,7 +110,7 @@ def test_an_answer_that_keeps_failing_is_recorded_with_its_reason(sender, recipi
 
 
 @pytest.mark.parametrize("limit", [{"pair_per_window": 1}])
-def test_a_refused_answer_reads_alike_through_mcp(sender, recipient, owner, limit):
+def test_it_a_refused_answer_reads_alike_through_mcp(sender, recipient, owner, limit):
     from accounts.actions import do_create_api_token
     from tests.peers.test_mcp_tools import answered, mcp
 

@@ -9,8 +9,8 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.test import AsyncClient
 
-from chats import events
 from chats.models import Entry
+from kernel import events
 from peers import actions
 from peers import actions as peer_actions
 from peers.models import Activity, PeerMessage
@@ -96,7 +96,7 @@ def test_it_refuses_a_limit_that_is_not_a_number(api, recipient):
     assert (response.status_code, response.json()["code"]) == (400, "invalid_input")
 
 
-def test_another_accounts_agent_sees_none_of_the_owners_chats(
+def test_it_another_accounts_agent_sees_none_of_the_owners_chats(
     outsider_chat, sender, recipient, owner
 ):
     reachable(outsider_chat)
@@ -121,7 +121,7 @@ def test_another_accounts_agent_sees_none_of_the_owners_chats(
         ("POST", "/api/v1/agent/inbox/seen"),
     ],
 )
-def test_a_chat_whose_switch_is_off_gets_peers_off_everywhere(owner, recipient, method, path):
+def test_it_a_chat_whose_switch_is_off_gets_peers_off_everywhere(owner, recipient, method, path):
     off = make_chat(owner, "quiet", peers=False)
     reachable(off)
     body = {"ids": []} if path.endswith("seen") else {"to": recipient.pk, "text": "hi"}
@@ -140,17 +140,17 @@ def test_a_chat_whose_switch_is_off_gets_peers_off_everywhere(owner, recipient, 
         ("POST", "/api/v1/agent/inbox/seen"),
     ],
 )
-def test_a_persons_token_is_not_an_agent_key(owner_api, method, path):
+def test_it_a_persons_token_is_not_an_agent_key(owner_api, method, path):
     response = owner_api.call(method, path, {"to": "x", "text": "y"} if method == "POST" else None)
     assert (response.status_code, response.json()["code"]) == (401, "not_authenticated")
 
 
-def test_an_agent_key_is_not_a_persons_token(api, recipient):
+def test_it_an_agent_key_is_not_a_persons_token(api, recipient):
     response = api.call("GET", f"/api/v1/messages?chat={recipient.pk}")
     assert (response.status_code, response.json()["code"]) == (401, "not_authenticated")
 
 
-def test_the_async_routes_answer_json_for_a_wrong_method(api):
+def test_it_the_async_routes_answer_json_for_a_wrong_method(api):
     response = api.call("GET", "/api/v1/agent/messages/")
     assert response.status_code == 405 and response.json()["code"] == "method_not_allowed"
     assert response["Allow"] == "POST"
@@ -200,7 +200,7 @@ def test_it_takes_camel_case_fields_too(api, other_api, sender, recipient):
     assert body["reply_to"] == question["id"]
 
 
-def test_a_wait_with_nobody_answering_returns_when_the_time_is_up(sender, recipient):
+def test_it_a_wait_with_nobody_answering_returns_when_the_time_is_up(sender, recipient):
     started = time.monotonic()
     response = async_to_sync(agent_call)(
         sender,
@@ -217,7 +217,7 @@ def test_a_wait_with_nobody_answering_returns_when_the_time_is_up(sender, recipi
     assert PeerMessage.objects.get(pk=body["id"]).waiting_until is None
 
 
-def test_a_wait_is_clamped_to_the_longest(sender, recipient):
+def test_it_a_wait_is_clamped_to_the_longest(sender, recipient):
     actions.do_set_limits({"max_wait_seconds": 1})
     started = time.monotonic()
     response = async_to_sync(agent_call)(
@@ -231,7 +231,7 @@ def test_a_wait_is_clamped_to_the_longest(sender, recipient):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_waiting_call_returns_the_answer_when_it_comes(sender, recipient):
+async def test_it_a_waiting_call_returns_the_answer_when_it_comes(sender, recipient):
     listener, channel = await listen(sender.user_id)
     call = asyncio.create_task(
         agent_call(
@@ -278,7 +278,7 @@ async def next_message_event(layer, channel: str, *, to: str) -> str:
 # The poll inbox -----------------------------------------------------------------------
 
 
-def test_the_inbox_answers_at_once_and_reading_never_marks_seen(api, other_api, recipient):
+def test_it_the_inbox_answers_at_once_and_reading_never_marks_seen(api, other_api, recipient):
     first = send(api, recipient.pk, "one", wait_seconds=0).json()
     second = send(api, recipient.pk, "two", wait_seconds=0).json()
 
@@ -291,7 +291,7 @@ def test_the_inbox_answers_at_once_and_reading_never_marks_seen(api, other_api, 
     assert not Activity.objects.filter(action="delivery").exists()
 
 
-def test_marking_seen_delivers_with_path_inbox(api, other_api, recipient):
+def test_it_marking_seen_delivers_with_path_inbox(api, other_api, recipient):
     first = send(api, recipient.pk, "one", wait_seconds=0).json()
     second = send(api, recipient.pk, "two", wait_seconds=0).json()
 
@@ -305,7 +305,7 @@ def test_marking_seen_delivers_with_path_inbox(api, other_api, recipient):
     assert [item["id"] for item in left["items"]] == [second["id"]]
 
 
-def test_marking_seen_takes_only_this_chats_messages(api, sender, recipient, owner):
+def test_it_marking_seen_takes_only_this_chats_messages(api, sender, recipient, owner):
     message = send(api, recipient.pk, wait_seconds=0).json()
     bystander = make_chat(owner, "bystander", peers=True)
     body = ApiClient(bystander.agent_key).call(
@@ -315,26 +315,26 @@ def test_marking_seen_takes_only_this_chats_messages(api, sender, recipient, own
     assert PeerMessage.objects.get(pk=message["id"]).state == "queued"
 
 
-def test_the_inbox_never_offers_held_messages(api, other_api, recipient):
+def test_it_the_inbox_never_offers_held_messages(api, other_api, recipient):
     peer_actions.check_stop_chat(recipient)
     send(api, recipient.pk, wait_seconds=0)
     assert other_api.call("GET", "/api/v1/agent/inbox").json() == {"items": [], "count": 0}
 
 
-def test_an_empty_inbox_waits_then_answers_empty(recipient):
+def test_it_an_empty_inbox_waits_then_answers_empty(recipient):
     started = time.monotonic()
     response = async_to_sync(agent_call)(recipient, "GET", "/api/v1/agent/inbox?wait=0.3")
     assert response.json() == {"items": [], "count": 0}
     assert 0.25 <= time.monotonic() - started < 5
 
 
-def test_the_inbox_refuses_a_wait_that_is_not_a_number(other_api):
+def test_it_the_inbox_refuses_a_wait_that_is_not_a_number(other_api):
     response = other_api.call("GET", "/api/v1/agent/inbox?wait=soon")
     assert (response.status_code, response.json()["code"]) == (400, "invalid_input")
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_long_poll_answers_when_a_message_arrives(sender, recipient):
+async def test_it_a_long_poll_answers_when_a_message_arrives(sender, recipient):
     listener, channel = await listen(recipient.user_id)
     poll = asyncio.create_task(agent_call(recipient, "GET", "/api/v1/agent/inbox?wait=20"))
     # Nothing there: the poll holds on (what must not happen, checked like receive_nothing()).

@@ -37,7 +37,7 @@ def test_it_lists_the_chats_a_chat_could_message_now(owner_api, sender, recipien
     }
 
 
-def test_reach_tells_the_median_time_of_the_path(owner_api, sender, recipient):
+def test_it_reach_tells_the_median_time_of_the_path(owner_api, sender, recipient):
     running(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="hi")
     delivery.deliver_between_steps(recipient)
@@ -49,7 +49,7 @@ def test_reach_tells_the_median_time_of_the_path(owner_api, sender, recipient):
     )
 
 
-def test_a_chat_with_messaging_off_reaches_nobody(owner_api, owner, recipient):
+def test_it_a_chat_with_messaging_off_reaches_nobody(owner_api, owner, recipient):
     off = make_chat(owner, "quiet", peers=False)
     reachable(off)
     assert owner_api.call("GET", f"/api/v1/chats/{off.pk}/reach").json() == {
@@ -87,7 +87,7 @@ def test_it_connects_two_chats_with_a_brief(owner_api, owner):
 # Sending, reading, cancelling ----------------------------------------------------------
 
 
-def test_the_person_sends_as_themselves(owner_api, recipient):
+def test_it_the_person_sends_as_themselves(owner_api, recipient):
     response = owner_api.call(
         "POST", "/api/v1/messages", {"to_chat": recipient.pk, "text": "Any news?"}
     )
@@ -96,7 +96,7 @@ def test_the_person_sends_as_themselves(owner_api, recipient):
     assert (body["from_chat"], body["to_chat"], body["sent_by"]) == (None, recipient.pk, "person")
 
 
-def test_the_person_sends_as_a_chat(owner_api, sender, recipient, message):
+def test_it_the_person_sends_as_a_chat(owner_api, sender, recipient, message):
     response = owner_api.call(
         "POST",
         "/api/v1/messages",
@@ -107,7 +107,7 @@ def test_the_person_sends_as_a_chat(owner_api, sender, recipient, message):
     assert (body["from_chat"], body["sent_by"]) == (sender.pk, "person")
 
 
-def test_the_person_cannot_send_to_a_chat_that_has_not_run(owner_api, other_chat):
+def test_it_the_person_cannot_send_to_a_chat_that_has_not_run(owner_api, other_chat):
     # One rule for agents and the person (peers.selectors.reachable), as every list offers.
     response = owner_api.call("POST", "/api/v1/messages", {"to_chat": other_chat.pk, "text": "hi"})
     assert response.status_code == 403 and response.json()["code"] == "not_reachable"
@@ -189,7 +189,7 @@ def fill(template, ids: dict):
 
 
 @pytest.mark.parametrize(("method", "path", "body"), PERSON_ROUTES)
-def test_an_outsider_gets_what_a_missing_id_gets(
+def test_it_an_outsider_gets_what_a_missing_id_gets(
     outsider_api, sender, recipient, message, method, path, body
 ):
     theirs = {"chat": sender.pk, "other": recipient.pk, "message": message.pk}

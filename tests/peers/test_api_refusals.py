@@ -172,7 +172,7 @@ def test_it_limits_a_pair_without_the_person(api, other_api, sender, recipient):
     assert "tell the person" in body["message"]
 
 
-def test_a_persons_message_gives_both_chats_a_fresh_pair(
+def test_it_a_persons_message_gives_both_chats_a_fresh_pair(
     api, other_api, owner_api, sender, recipient
 ):
     do_set_limits({"pair_without_you": 1})
@@ -184,7 +184,7 @@ def test_a_persons_message_gives_both_chats_a_fresh_pair(
     assert_refused(lambda: send(api, recipient.pk), 429, "limit_pair_without_you")
 
 
-def test_a_persons_prompt_gives_the_chat_fresh_pairs(api, sender, recipient, clock):
+def test_it_a_persons_prompt_gives_the_chat_fresh_pairs(api, sender, recipient, clock):
     do_set_limits({"pair_without_you": 1})
     sent(send(api, recipient.pk))
     assert_refused(lambda: send(api, recipient.pk), 429, "limit_pair_without_you")

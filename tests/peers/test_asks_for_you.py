@@ -49,14 +49,14 @@ def test_it_leaves_out_messages_to_chats_and_old_ones(owner_client, chat, other_
     assert "data-ask" not in listed
 
 
-def test_another_accounts_messages_never_show(owner_client, outsider_client, chat):
+def test_it_another_accounts_messages_never_show(owner_client, outsider_client, chat):
     to_person(chat, "for the owner only")
     assert "for the owner only" in asks(owner_client)
     assert "for the owner only" not in asks(outsider_client)
     assert "data-ask" not in asks(outsider_client)
 
 
-def test_a_live_refresh_carries_the_list_out_of_band(owner_client, chat):
+def test_it_a_live_refresh_carries_the_list_out_of_band(owner_client, chat):
     to_person(chat, "fresh")
     html = owner_client.get("/chats/", headers={"HX-Request": "true"}).content.decode()
     assert '<span id="asks-for-you" hidden hx-swap-oob="true">' in html

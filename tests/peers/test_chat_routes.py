@@ -32,15 +32,15 @@ def urlconf(*modules: str):
     return module
 
 
-def test_every_chat_sub_route_is_in_the_one_table():
+def test_it_every_chat_sub_route_is_in_the_one_table():
     names = {route.name for route in chat_urls.chat_routes}
-    assert names == {*CHAT_ROUTES, "peers-cancel"}
+    assert names == {*CHAT_ROUTES, "peers-cancel", "peers-sent"}
 
 
 @pytest.mark.parametrize(
     "order", [("chats.urls", "crosstalk.chat_urls"), ("crosstalk.chat_urls", "chats.urls")]
 )
-def test_the_chat_list_rows_are_never_taken_for_a_chat(order):
+def test_it_the_chat_list_rows_are_never_taken_for_a_chat(order):
     conf = urlconf(*order)
     assert resolve("/chats/rows/", urlconf=conf).url_name == "chat-rows"
     assert resolve("/chats/chat_1/", urlconf=conf).url_name == "chat-page"
@@ -48,7 +48,7 @@ def test_the_chat_list_rows_are_never_taken_for_a_chat(order):
 
 
 @pytest.mark.parametrize(("name", "method"), CHAT_ROUTES.items())
-def test_each_chat_route_answers_404_for_another_accounts_chat(
+def test_it_each_chat_route_answers_404_for_another_accounts_chat(
     name, method, outsider_chat, owner_client
 ):
     call = getattr(owner_client, method)
@@ -61,20 +61,20 @@ def peer_queries(captured) -> list[str]:
     return [q["sql"] for q in captured.captured_queries if "peers_peermessage" in q["sql"]]
 
 
-def test_the_held_count_is_one_query_per_page(owner, owner_client, chat, other_chat):
+def test_it_the_held_count_is_one_query_per_page(owner, owner_client, chat, other_chat):
     with CaptureQueriesContext(connection) as captured:
         html = owner_client.get(f"/chats/{chat.pk}/").content.decode()
     held = [sql for sql in peer_queries(captured) if "held_until_you_write" in sql]
     assert len(held) == 1 and 'data-count="0"' in html
 
 
-def test_a_partial_without_the_title_count_does_not_count(owner_client, chat):
+def test_it_a_partial_without_the_title_count_does_not_count(owner_client, chat):
     with CaptureQueriesContext(connection) as captured:
         owner_client.get(f"/chats/{chat.pk}/header/")
     assert peer_queries(captured) == []
 
 
-def test_the_chat_list_counts_waiting_messages_in_one_query(owner_client, chat, other_chat):
+def test_it_the_chat_list_counts_waiting_messages_in_one_query(owner_client, chat, other_chat):
     reachable(chat, other_chat)
     check_send_message(chat, to=other_chat.pk, text="hello")
     with CaptureQueriesContext(connection) as captured:

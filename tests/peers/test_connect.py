@@ -3,7 +3,7 @@
 import pytest
 
 from chats.models import Chat, Turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers import actions
 from peers.models import Activity, PeerMessage
 from tests.conftest import make_chat
@@ -51,7 +51,7 @@ def test_it_refuses_a_brief_too_long_to_send_before_switching_anything(owner, tw
     assert not Chat.objects.filter(peers=True).exists()
 
 
-def test_an_outsiders_chat_reads_as_missing(owner, two_off, outsider_chat):
+def test_it_an_outsiders_chat_reads_as_missing(owner, two_off, outsider_chat):
     with pytest.raises(Refusal) as refused:
         actions.check_connect_chats(owner, chat_ids=[two_off[0].pk, outsider_chat.pk], brief="hi")
     assert refused.value.code == "no_chat"

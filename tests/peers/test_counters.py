@@ -9,7 +9,7 @@ import time_machine
 from django.db.models import Sum
 
 from chats.actions import do_delete_chats
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions import (
     check_cancel_message,
     check_send_as_person,
@@ -133,7 +133,7 @@ def test_it_keeps_every_row_a_check_reads(sender, recipient, clock):
     assert MessageCount.objects.filter(minute=minute_of(start)).count() == rows >= 3
 
 
-def test_its_rows_add_up_to_the_messages_whatever_became_of_them(owner, sender, recipient):
+def test_it_its_rows_add_up_to_the_messages_whatever_became_of_them(owner, sender, recipient):
     do_set_limits(HIGH)
     idle = make_chat(owner, "idle", peers=True)
     reachable(idle)
@@ -157,7 +157,7 @@ def test_its_rows_add_up_to_the_messages_whatever_became_of_them(owner, sender, 
     assert rows("wakes", user=owner) == messages.filter(woke=True).count() >= 1
 
 
-def test_its_rows_go_with_the_chats(owner, sender, recipient):
+def test_it_its_rows_go_with_the_chats(owner, sender, recipient):
     send(sender, recipient)
     do_delete_chats(owner)
     assert not MessageCount.objects.exists()

@@ -10,8 +10,8 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from chats import actions as chat_actions
-from chats import events
 from chats.models import Turn
+from kernel import events
 from peers import actions
 from peers import actions as delivery
 from peers import actions as peer_actions
@@ -74,7 +74,8 @@ def test_it_queues_behind_the_turn_of_another_agent(sender, command_chat):
     assert next_turn.trigger == Turn.Trigger.SEND_ON
     assert delivery.deliver_between_steps(command_chat) == []
 
-    chat_actions.do_finish_turn(command_chat.turns.get(state=Turn.State.RUNNING), final_text="ok")
+    running_turn = command_chat.turns.get(state=Turn.State.RUNNING)
+    chat_actions.do_mark_turn_done(running_turn, final_text="ok")
     started = chat_actions.claim_next_turn("tests")
     assert started.pk == next_turn.pk
     delivery.take_for_turn(started)
@@ -100,7 +101,7 @@ def test_it_wakes_an_idle_chat_with_a_turn_of_its_own(sender, recipient):
 
 def test_it_waits_with_background_work_and_goes_on_when_it_ends(sender, recipient):
     turn = running(recipient, "background 3")
-    chat_actions.do_finish_turn(turn, final_text="started", background=True)
+    chat_actions.do_mark_turn_done(turn, final_text="started", background=True)
     recipient.refresh_from_db()
     assert recipient.status == "waiting"
 
@@ -108,7 +109,7 @@ def test_it_waits_with_background_work_and_goes_on_when_it_ends(sender, recipien
     assert (message.state, message.detail) == (State.QUEUED, Detail.WITH_BACKGROUND_WORK)
     assert not recipient.turns.filter(state=Turn.State.REQUESTED).exists()
 
-    assert chat_actions.do_end_background(recipient)
+    assert chat_actions.do_mark_background_done(recipient)
     next_turn = delivery.send_on_queue(recipient)
     assert next_turn is not None and next_turn.trigger == Turn.Trigger.SEND_ON
     delivery.take_for_turn(chat_actions.claim_next_turn("tests"))
@@ -121,7 +122,7 @@ def test_it_holds_message_until_the_person_writes(sender, recipient, how):
     if how == "stopped":
         peer_actions.check_stop_chat(recipient)
     else:
-        chat_actions.do_fail_turn(running(recipient), error="boom")
+        chat_actions.do_mark_turn_failed(running(recipient), error="boom")
     message = send(sender, recipient, wait_seconds=30)
     assert (message.state, message.detail) == (State.QUEUED, Detail.HELD)
     assert message.waiting_until is None  # the sender is told not to wait
@@ -147,7 +148,7 @@ def test_it_keeps_held_messages_when_the_person_says_not_to_send_them(sender, re
     assert (message.state, message.detail) == (State.CANCELLED, Detail.REMOVED)
 
 
-def test_stopping_a_running_chat_holds_what_was_pending(sender, recipient):
+def test_it_stopping_a_running_chat_holds_what_was_pending(sender, recipient):
     running(recipient)
     message = send(sender, recipient)
     peer_actions.check_stop_chat(recipient)
@@ -199,14 +200,14 @@ def test_it_answers_a_waiting_call_whatever_the_senders_status(sender, recipient
     assert question.answered and question.answer_id == answer.pk
 
 
-def test_a_wait_that_ends_routes_a_late_answer_as_usual(sender, recipient):
+def test_it_a_wait_that_ends_routes_a_late_answer_as_usual(sender, recipient):
     question = send(sender, recipient, wait_seconds=30)
     assert delivery.end_wait(question) is None
     answer = actions.check_send_message(recipient, to=sender.pk, text="late", reply_to=question.pk)
     assert (answer.state, answer.detail) == (State.QUEUED, Detail.WAKING)
 
 
-def test_every_change_is_pushed_only_after_commit(
+def test_it_every_change_is_pushed_only_after_commit(
     sender, recipient, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -236,7 +237,7 @@ def hints_on(groups, *, during, timeout=0.2) -> dict[str, bool]:
     return async_to_sync(listen)()
 
 
-def test_a_message_just_sent_hints_its_own_waiters_only_when_its_sender_waits(
+def test_it_a_message_just_sent_hints_its_own_waiters_only_when_its_sender_waits(
     sender, recipient, django_capture_on_commit_callbacks
 ):
     """A held send with no wait has no waiter: its hint goes to the account's pages
@@ -273,7 +274,7 @@ def test_a_message_just_sent_hints_its_own_waiters_only_when_its_sender_waits(
     assert hints_on([question], during=cancelling) == {question: True}
 
 
-def test_an_answer_left_by_a_wait_that_died_reaches_the_chat_later(sender, recipient):
+def test_it_an_answer_left_by_a_wait_that_died_reaches_the_chat_later(sender, recipient):
     running(sender, "ask payments-api: which port?")
     question = send(sender, recipient, wait_seconds=30)
     answer = actions.check_send_message(recipient, to=sender.pk, text="8080", reply_to=question.pk)

@@ -46,7 +46,7 @@ def test_it_routes_by_the_recipients_state_and_kind(row):
     )
 
 
-def test_an_awaited_answer_goes_to_the_waiting_call_whatever_the_state():
+def test_it_an_awaited_answer_goes_to_the_waiting_call_whatever_the_state():
     for status in Chat.Status.values:
         route = delivery_table.route_for(Chat(status=status, agent="demo"), awaited=True)
         assert (route.state, route.reason, route.path) == (
@@ -56,7 +56,7 @@ def test_an_awaited_answer_goes_to_the_waiting_call_whatever_the_state():
         )
 
 
-def test_an_answer_to_the_person_is_delivered_to_them():
+def test_it_an_answer_to_the_person_is_delivered_to_them():
     route = delivery_table.route_for(None)
     assert (route.state, route.path, route.words) == (State.DELIVERED, "", "to you")
 

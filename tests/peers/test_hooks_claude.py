@@ -4,9 +4,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from agents.hooks.handling import PROMPT_LINE
 from chats.actions import claim_next_turn, do_stop_chat
 from chats.models import Chat, Entry, Turn
-from peers.hooks.handling import PROMPT_LINE
 from peers.models import PeerMessage
 from peers.serializers import message_json
 from tests.peers.conftest import reachable, running
@@ -193,7 +193,7 @@ def test_it_answers_an_event_it_does_not_act_on_with_empty_json(claude):
     assert hook(claude, CLI, payload).json() == {}
 
 
-def test_a_hosted_chats_prompt_hook_never_counts_as_the_person(hosted, sender):
+def test_it_a_hosted_chats_prompt_hook_never_counts_as_the_person(hosted, sender):
     """Crosstalk gave a hosted chat its prompts: a prompt hook with its key, while
     idle or during a wake, writes no "You" entry and resets nothing."""
     Chat.objects.filter(pk=hosted.pk).update(person_wrote_at=None)
@@ -212,7 +212,7 @@ def test_a_hosted_chats_prompt_hook_never_counts_as_the_person(hosted, sender):
     assert message.reason == "waking"  # the runner's turn takes it, not the hook
 
 
-def test_the_first_prompt_of_an_idle_attached_session_carries_what_waits(claude, sender):
+def test_it_the_first_prompt_of_an_idle_attached_session_carries_what_waits(claude, sender):
     """No folder: Crosstalk cannot start it, so nothing wakes it; the message waits
     for the session, and its very next prompt carries it (no step needed)."""
     message = send(sender, claude, "which port <now> & then?")
@@ -248,7 +248,7 @@ def test_it_sends_on_held_messages_when_the_person_writes_in_their_session(claud
     assert path_of(message) == "turn_prompt"
 
 
-def test_a_stopped_chat_is_not_released_by_another_sessions_prompt(claude, sender):
+def test_it_a_stopped_chat_is_not_released_by_another_sessions_prompt(claude, sender):
     register(claude, "own-session")
     do_stop_chat(claude)
     message = send(sender, claude)
@@ -274,7 +274,7 @@ def test_it_gives_no_prompt_line_to_a_chat_started_from_outside(claude):
     assert hook(claude, CLI, sample(CLI, "SessionStart")).json() == {}
 
 
-def test_a_message_taken_as_a_hosted_turn_finishes_separates_its_two_answers(hosted, sender):
+def test_it_a_message_taken_as_a_hosted_turn_finishes_separates_its_two_answers(hosted, sender):
     """What the agent said before the block and after it are two answers, with a
     note between them (the runner shows each as it comes)."""
     turn = running(hosted, text="fix it")
@@ -290,14 +290,14 @@ def test_a_message_taken_as_a_hosted_turn_finishes_separates_its_two_answers(hos
     ]
 
 
-def test_an_attached_turn_taking_a_message_as_it_finishes_adds_no_note(claude, sender):
+def test_it_an_attached_turn_taking_a_message_as_it_finishes_adds_no_note(claude, sender):
     start_prompt(claude)
     send(sender, claude)
     assert hook(claude, CLI, sample(CLI, "Stop")).json()["decision"] == "block"
     assert not claude.entries.filter(kind=Entry.Kind.NOTICE).exists()
 
 
-def test_a_step_with_nothing_pending_costs_one_look_after_the_key(claude, sender):
+def test_it_a_step_with_nothing_pending_costs_one_look_after_the_key(claude, sender):
     start_prompt(claude)
     with CaptureQueriesContext(connection) as queries:
         response = hook(claude, CLI, sample(CLI, "PostToolUse"))

@@ -2,8 +2,8 @@
 
 import pytest
 
+from agents.hooks.handling import PROMPT_LINE
 from chats.models import Chat, Turn
-from peers.hooks.handling import PROMPT_LINE
 from peers.models import PeerMessage
 from tests.peers.conftest import reachable
 from tests.peers.hooks import cli_chat, hook, path_of, sample, send

@@ -4,7 +4,7 @@ import pytest
 
 from chats.actions import do_set_session_id
 from chats.models import Chat, Turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.models import PeerMessage
 from tests.conftest import ApiClient
 from tests.peers.conftest import reachable
@@ -109,7 +109,7 @@ def test_it_takes_session_ids_shaped_like_the_clis_own(claude, session_id):
     assert claude.session_id == session_id
 
 
-def test_a_cli_cannot_store_an_option_as_its_session_id_either(claude):
+def test_it_a_cli_cannot_store_an_option_as_its_session_id_either(claude):
     with pytest.raises(Refusal):
         do_set_session_id(claude, session_id="--mcp-config={}")
     claude.refresh_from_db()

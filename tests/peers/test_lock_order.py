@@ -43,7 +43,7 @@ def finished_turns(pairs) -> dict[str, Turn]:
     turns = {}
     while (turn := chat_actions.claim_next_turn("tests")) is not None:
         actions.take_for_turn(turn)
-        chat_actions.do_finish_turn(turn, final_text=f"{turn.chat.name} listens on 8080")
+        chat_actions.do_mark_turn_done(turn, final_text=f"{turn.chat.name} listens on 8080")
         turn.refresh_from_db()
         turns[turn.chat_id] = turn
     return turns
@@ -70,7 +70,7 @@ def race(jobs) -> list[str]:
     return errors
 
 
-def test_the_person_as_a_chat_races_the_answer_without_a_deadlock(owner):
+def test_it_the_person_as_a_chat_races_the_answer_without_a_deadlock(owner):
     actions.do_set_limits(HIGH)
     pairs = [
         (make_chat(owner, f"a-{i}", peers=True), make_chat(owner, f"b-{i}", peers=True))

@@ -3,7 +3,7 @@ the same credential returns the first answer again and creates nothing more."""
 
 import pytest
 
-from peers.mcp.server import TOOLBOX
+from crosstalk.mcp.server import TOOLBOX
 from peers.models import PeerMessage
 from tests.peers.test_mcp_tools import answered, api_token, mcp, refusal_of
 
@@ -25,7 +25,7 @@ def test_it_offers_the_key_on_every_tool_that_creates(sender, person):
         assert "idempotencyKey" in people[name]["properties"], name
 
 
-def test_a_retried_message_chat_sends_once(sender, recipient):
+def test_it_a_retried_message_chat_sends_once(sender, recipient):
     call = {"to": recipient.pk, "text": "which port?", "waitSeconds": 0, "idempotencyKey": "k1"}
     first, again = (
         mcp(sender.agent_key, "MessageChat", call),
@@ -40,7 +40,7 @@ def test_a_retried_message_chat_sends_once(sender, recipient):
     assert PeerMessage.objects.filter(from_chat=sender).count() == 2
 
 
-def test_the_same_key_for_another_message_is_refused(sender, recipient):
+def test_it_the_same_key_for_another_message_is_refused(sender, recipient):
     call = {"to": recipient.pk, "text": "which port?", "waitSeconds": 0, "idempotencyKey": "k"}
     answered(mcp(sender.agent_key, "MessageChat", call))
     reused = mcp(sender.agent_key, "MessageChat", {**call, "text": "something else"})
@@ -48,7 +48,7 @@ def test_the_same_key_for_another_message_is_refused(sender, recipient):
     assert PeerMessage.objects.filter(from_chat=sender).count() == 1
 
 
-def test_a_refusal_is_answered_again_and_a_key_is_kept_per_credential(sender, recipient, person):
+def test_it_a_refusal_is_answered_again_and_a_key_is_kept_per_credential(sender, recipient, person):
     empty = {"toChat": recipient.pk, "text": " ", "idempotencyKey": "same"}
     first = mcp(person, "send_peer_message", empty)
     assert refusal_of(first)["code"] == "empty_message"
@@ -58,6 +58,6 @@ def test_a_refusal_is_answered_again_and_a_key_is_kept_per_credential(sender, re
     assert PeerMessage.objects.count() == 1
 
 
-def test_a_key_must_be_a_string(sender, recipient):
+def test_it_a_key_must_be_a_string(sender, recipient):
     call = {"to": recipient.pk, "text": "hi", "waitSeconds": 0, "idempotencyKey": 7}
     assert refusal_of(mcp(sender.agent_key, "MessageChat", call))["code"] == "invalid_input"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from django.conf import settings
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -154,7 +155,7 @@ def test_it_answers_401_json_without_a_valid_secret(site, path):
 @pytest.mark.embedded_only
 def test_it_answers_413_json_for_a_body_over_the_limit(site):
     headers = {"Authorization": f"Bearer {site.token}", "Content-Type": "application/json"}
-    body = b'{"text": "' + b"x" * (1024 * 1024 + 1) + b'"}'
+    body = b'{"text": "' + b"x" * (settings.API_MAX_BODY_BYTES + 1) + b'"}'
     response = httpx2.post(site.url + "/mcp", content=body, headers=headers, timeout=10)
     assert (response.status_code, response.json()["code"]) == (413, "too_large")
 
@@ -183,7 +184,7 @@ async def test_it_serves_the_persons_tools_over_http_with_or_without_the_slash(s
 
 
 @pytest.mark.embedded_only
-async def test_a_new_servers_first_requests_at_once_are_all_served(tmp_path):
+async def test_it_a_new_servers_first_requests_at_once_are_all_served(tmp_path):
     """The SDK loads on the first request to /mcp: five sessions opened together on a
     server that never served /mcp all wait for it and list their tools."""
     env, token = prepared_env(tmp_path)
@@ -200,7 +201,7 @@ async def test_a_new_servers_first_requests_at_once_are_all_served(tmp_path):
 
 
 @pytest.mark.embedded_only
-async def test_a_chat_switched_off_sees_no_tools_at_its_next_list(site):
+async def test_it_a_chat_switched_off_sees_no_tools_at_its_next_list(site):
     async with http_client(site.url, site.token) as person:
         chat = await person.call_tool("start_chat", {"name": "switchable", "peers": True})
         key = chat.structured_content["agent_key"]
@@ -214,7 +215,7 @@ async def test_a_chat_switched_off_sees_no_tools_at_its_next_list(site):
 
 
 @pytest.mark.embedded_only
-async def test_a_chat_started_from_outside_sees_no_tools(site):
+async def test_it_a_chat_started_from_outside_sees_no_tools(site):
     async with http_client(site.url, site.token) as person:
         chat = await person.call_tool("start_chat", {"name": "from-github", "origin": "github"})
     async with http_client(site.url, chat.structured_content["agent_key"]) as agent:
@@ -273,11 +274,11 @@ async def wait_for_answer(site: Site, answering_url: str) -> None:
 
 
 @pytest.mark.embedded_only
-async def test_message_chat_waits_for_an_answer_sent_through_rest(site):
+async def test_it_message_chat_waits_for_an_answer_sent_through_rest(site):
     await wait_for_answer(site, site.url)
 
 
-async def test_message_chat_waits_for_an_answer_another_server_took(redis_sites):
+async def test_it_message_chat_waits_for_an_answer_another_server_took(redis_sites):
     site, other_server = redis_sites
     await wait_for_answer(site, other_server)
 
@@ -310,7 +311,7 @@ def run_cli(home: Path, *command: str) -> str:
 
 
 @pytest.mark.embedded_only
-def test_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path):
+def test_it_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path):
     claude = agent_cli("claude")
     url = f"{site.url}/mcp"
     for name, key in (("crosstalk", site.sender["agent_key"]), ("wrong", "cak_wrong")):
@@ -323,7 +324,7 @@ def test_claude_code_connects_with_the_agent_key_and_not_without(site, tmp_path)
 
 
 @pytest.mark.embedded_only
-def test_gemini_connects_with_the_agent_key(site, tmp_path):
+def test_it_gemini_connects_with_the_agent_key(site, tmp_path):
     gemini = agent_cli("gemini")
     headers = {"Authorization": f"Bearer {site.sender['agent_key']}"}
     server = {"httpUrl": f"{site.url}/mcp", "headers": headers, "trust": True}
@@ -338,7 +339,7 @@ def test_gemini_connects_with_the_agent_key(site, tmp_path):
 
 
 @pytest.mark.embedded_only
-async def test_mcp_stdio_serves_the_tools_on_the_local_database(site):
+async def test_it_mcp_stdio_serves_the_tools_on_the_local_database(site):
     async with stdio_client(site.env, site.sender["agent_key"]) as client:
         assert await tool_names(client) == AGENT_TOOLS
         result = await client.call_tool("ReadChat", {"chat": site.recipient["id"], "limit": 2})
@@ -352,7 +353,7 @@ async def test_mcp_stdio_serves_the_tools_on_the_local_database(site):
 
 
 @pytest.mark.embedded_only
-async def test_mcp_stdio_relays_to_a_server(site):
+async def test_it_mcp_stdio_relays_to_a_server(site):
     async with stdio_client(site.env, site.token, url=site.url) as client:
         assert await tool_names(client) == PERSON_TOOLS
         result = await client.call_tool("list_peer_chats", {"chat": site.sender["id"]})
@@ -361,7 +362,7 @@ async def test_mcp_stdio_relays_to_a_server(site):
 
 
 @pytest.mark.embedded_only
-def test_mcp_stdio_refuses_to_start_without_a_valid_key(site):
+def test_it_mcp_stdio_refuses_to_start_without_a_valid_key(site):
     for key in ("", "cak_wrong"):
         done = subprocess.run(  # noqa: S603
             [sys.executable, "manage.py", "mcp_stdio"],

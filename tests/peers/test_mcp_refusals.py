@@ -64,7 +64,7 @@ def assert_alike(rest_call, mcp_call) -> str:
     return refusal["code"]
 
 
-def test_the_agents_refusals_are_alike(owner, sender, recipient, api):
+def test_it_the_agents_refusals_are_alike(owner, sender, recipient, api):
     dormant = make_chat(owner, "dormant", peers=True)  # never ran: out of reach
     codes = []
     for (path, body), (name, arguments) in agent_refusals(sender, recipient, dormant):
@@ -86,7 +86,7 @@ def test_the_agents_refusals_are_alike(owner, sender, recipient, api):
     ]
 
 
-def test_the_limits_refuse_alike(sender, recipient, api):
+def test_it_the_limits_refuse_alike(sender, recipient, api):
     do_set_limits({"chat_per_hour": 1, "list_read_per_hour": 1})
     check_send_message(sender, to=recipient.pk, text="first", reply_to=None)
     arguments = {"to": recipient.pk, "text": "second", "wait_seconds": 0}
@@ -151,7 +151,7 @@ def person_refusals(sender, recipient, delivered) -> list[tuple]:
     ]
 
 
-def test_the_persons_refusals_are_alike(sender, recipient, person, owner_api):
+def test_it_the_persons_refusals_are_alike(sender, recipient, person, owner_api):
     message = check_send_message(sender, to=recipient.pk, text="x", reply_to=None)
     check_mark_seen(recipient, ids=[message.pk])  # delivered: too late to cancel
     for rest, tool, code in person_refusals(sender, recipient, message.pk):
@@ -162,7 +162,9 @@ def test_the_persons_refusals_are_alike(sender, recipient, person, owner_api):
 # Another account's ids read exactly like missing ones ----------------------------
 
 
-def test_an_outsiders_ids_read_like_missing_ones_through_every_tool(sender, person, outsider_chat):
+def test_it_an_outsiders_ids_read_like_missing_ones_through_every_tool(
+    sender, person, outsider_chat
+):
     calls = [
         (sender.agent_key, "ReadChat", lambda chat: {"chat": chat}),
         (sender.agent_key, "MessageChat", lambda chat: {"to": chat, "text": "x", "waitSeconds": 0}),
@@ -188,7 +190,7 @@ def test_an_outsiders_ids_read_like_missing_ones_through_every_tool(sender, pers
     assert (outsider_chat.name, outsider_chat.peers) == ("secret", True)
 
 
-def test_an_outsiders_message_reads_like_a_missing_one(sender, person, outsider_chat, outsider):
+def test_it_an_outsiders_message_reads_like_a_missing_one(sender, person, outsider_chat, outsider):
     reachable(outsider_chat)
     theirs = check_send_as_person(outsider, from_chat=None, to=outsider_chat.pk, text="x")
     missing = refusal_of(mcp(person, "cancel_peer_message", {"message": "msg_missing"}))

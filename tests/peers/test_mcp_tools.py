@@ -7,8 +7,8 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from accounts.actions import do_create_api_token
+from crosstalk.mcp.server import TOOLBOX
 from peers.actions import check_send_message, do_set_peers
-from peers.mcp.server import TOOLBOX
 from peers.models import Activity, PeerMessage
 from tests.conftest import make_chat
 from tests.peers.conftest import reachable
@@ -145,14 +145,14 @@ def test_it_names_the_persons_chats_with_their_switch(owner, person, sender):
 # REST and MCP answer alike -------------------------------------------------------
 
 
-def test_list_chats_answers_as_rest_does(sender, recipient, api):
+def test_it_list_chats_answers_as_rest_does(sender, recipient, api):
     rest = api.call("GET", "/api/v1/agent/chats").json()
     result = mcp(sender.agent_key, "ListChats")
     assert answered(result) == rest
     assert f"{recipient.name} (id {recipient.pk}" in result.content[0].text
 
 
-def test_read_chat_answers_as_rest_does(sender, recipient, api):
+def test_it_read_chat_answers_as_rest_does(sender, recipient, api):
     check_send_message(sender, to=recipient.pk, text="which port?", reply_to=None)
     rest = api.call("GET", f"/api/v1/agent/chats/{recipient.pk}?limit=5").json()
     result = mcp(sender.agent_key, "ReadChat", {"chat": recipient.pk, "limit": 5})
@@ -162,7 +162,7 @@ def test_read_chat_answers_as_rest_does(sender, recipient, api):
     assert result.content[0].text.startswith(f"The latest 1 entries of {recipient.name}")
 
 
-def test_message_chat_answers_as_rest_does(sender, recipient, api):
+def test_it_message_chat_answers_as_rest_does(sender, recipient, api):
     rest = api.call(
         "POST", "/api/v1/agent/messages", {"to": recipient.pk, "text": "hi", "wait_seconds": 0}
     )
@@ -176,7 +176,7 @@ def test_message_chat_answers_as_rest_does(sender, recipient, api):
     assert result.content[0].text == f"Sent {body['id']} to {recipient.name}: {body['words']}."
 
 
-def test_the_persons_reads_answer_as_rest_does(sender, recipient, person, owner_api):
+def test_it_the_persons_reads_answer_as_rest_does(sender, recipient, person, owner_api):
     check_send_message(sender, to=recipient.pk, text="which port?", reply_to=None)
     pairs = [
         ("/api/v1/chats", "list_peer_chats", {}),
@@ -188,7 +188,7 @@ def test_the_persons_reads_answer_as_rest_does(sender, recipient, person, owner_
         assert answered(mcp(person, name, arguments)) == owner_api.call("GET", path).json(), name
 
 
-def test_the_persons_changes_answer_as_rest_does(sender, person, owner_api):
+def test_it_the_persons_changes_answer_as_rest_does(sender, person, owner_api):
     switched = answered(mcp(person, "set_peer_reach", {"chat": sender.pk, "peers": False}))
     assert switched == owner_api.call("GET", f"/api/v1/chats/{sender.pk}").json()
     assert switched["peers"] is False
@@ -202,7 +202,7 @@ def test_the_persons_changes_answer_as_rest_does(sender, person, owner_api):
     assert tool_names(started["agent_key"]) == AGENT_TOOLS
 
 
-def test_the_persons_sends_answer_as_rest_does(sender, recipient, person, owner_api):
+def test_it_the_persons_sends_answer_as_rest_does(sender, recipient, person, owner_api):
     fields = {"from_chat": sender.pk, "to_chat": recipient.pk, "text": "as you"}
     rest = owner_api.call("POST", "/api/v1/messages", fields).json()
     result = mcp(
@@ -218,7 +218,7 @@ def test_the_persons_sends_answer_as_rest_does(sender, recipient, person, owner_
     assert cancelled["state"] == "cancelled"
 
 
-def test_connect_chats_answers_as_rest_does(owner, person, owner_api):
+def test_it_connect_chats_answers_as_rest_does(owner, person, owner_api):
     first, second, third = (make_chat(owner, name) for name in ("one", "two", "three"))
     reachable(first, second, third)  # connect offers chats that ran lately, as the page does
     rest = owner_api.call(
@@ -235,7 +235,7 @@ def test_connect_chats_answers_as_rest_does(owner, person, owner_api):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_message_chat_returns_the_answer_inside_the_call(owner, sender, recipient):
+async def test_it_message_chat_returns_the_answer_inside_the_call(owner, sender, recipient):
     call = asyncio.create_task(
         TOOLBOX.call(
             sender.agent_key,

@@ -47,7 +47,7 @@ def test_it_filters_by_sender_state_chat_and_words(owner_client, owner, sender, 
     assert "3 messages" in page(owner_client, "?state=bogus&sender=nobody")  # ignored
 
 
-def test_another_accounts_chat_is_a_404_and_their_messages_never_show(
+def test_it_another_accounts_chat_is_a_404_and_their_messages_never_show(
     owner_client, outsider_client, sender, recipient
 ):
     actions.check_send_message(sender, to=recipient.pk, text="secret plans")
@@ -56,7 +56,7 @@ def test_another_accounts_chat_is_a_404_and_their_messages_never_show(
     assert "secret plans" in page(owner_client, "?q=secret")
 
 
-def test_a_bad_query_says_so_and_the_page_stays(owner_client, sender):
+def test_it_a_bad_query_says_so_and_the_page_stays(owner_client, sender):
     html = page(owner_client, "?q=" + "a" * 600)
     assert "query: up to 500 characters" in html
 

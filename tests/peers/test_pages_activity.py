@@ -8,7 +8,7 @@ import time_machine
 from django.utils import timezone
 
 from chats.actions import claim_next_turn
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers import actions
 from peers import actions as delivery
 from peers import actions as peer_actions

@@ -107,15 +107,15 @@ def test_it_decides_what_repeats_the_answer_from_the_link_not_the_words(
     assert "payments-api answered: 8080" in html and "Relayed." not in html
 
 
-def test_the_turn_text_that_became_an_answer_shows_once_in_its_card(
+def test_it_the_turn_text_that_became_an_answer_shows_once_in_its_card(
     sender, recipient, owner_client
 ):
-    """#4: a busy chat's turn answers a message that arrived between its steps; that
-    text is the answer, shown in the card, and never as the asking chat's own words."""
-    turn = running(recipient, "work 4")
+    """#4: a turn woken by a message answers it; that text is the answer, shown in the
+    card, and never as the asking chat's own words nor twice in the answering chat."""
     question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
-    delivery.deliver_between_steps(recipient)
-    chat_actions.do_finish_turn(turn, final_text="Worked 4 steps.")
+    turn = chat_actions.claim_next_turn("tests")
+    delivery.take_for_turn(turn)
+    chat_actions.do_mark_turn_done(turn, final_text="It listens on 8080.")
     turn.refresh_from_db()
 
     (answer,) = delivery.answer_from_final_text(turn)
@@ -125,7 +125,38 @@ def test_the_turn_text_that_became_an_answer_shows_once_in_its_card(
     for chat in (sender, recipient):
         entries = conversation(owner_client, chat).split("hx-swap-oob")[0]
         assert "entry-answer" not in entries
-        assert entries.count("Worked 4 steps.") == 1
+        assert entries.count("It listens on 8080.") == 1
+
+
+def test_it_the_persons_prompt_keeps_its_answer_when_a_message_joins_the_turn(
+    sender, recipient, owner_client
+):
+    """Issue 34: the person prompts `work 4`, a message joins between steps; the final
+    text answers the prompt in the conversation, and the sender in its card."""
+    turn = running(recipient, "work 4")
+    question = actions.check_send_message(sender, to=recipient.pk, text="which port?")
+    delivery.deliver_between_steps(recipient)
+    chat_actions.do_mark_turn_done(turn, final_text="Worked 4 steps.")
+    turn.refresh_from_db()
+
+    (answer,) = delivery.answer_from_final_text(turn)
+    assert answer.reply_to_id == question.pk
+
+    own = Entry.objects.filter(chat=recipient).exclude(kind=Entry.Kind.PEER_OUT)
+    kinds = [(e.kind, e.text) for e in own]
+    assert kinds[0] == (Entry.Kind.PROMPT, "work 4")
+    assert kinds[-2:] == [
+        (Entry.Kind.ANSWER, "Worked 4 steps."),
+        (Entry.Kind.NOTICE, "Answered your prompt and 1 message"),
+    ]
+    answered = conversation(owner_client, recipient).split("hx-swap-oob")[0]
+    assert answered.count("entry-answer") == 1  # under the prompt, after the message
+    assert answered.index("work 4") < answered.index("which port?") < answered.index("entry-answer")
+    assert "Answered your prompt and 1 message" in answered
+    assert "Worked 4 steps." in card(answered, question)
+    asked = conversation(owner_client, sender).split("hx-swap-oob")[0]
+    assert "entry-answer" not in asked
+    assert "Worked 4 steps." in card(asked, question)
 
 
 def test_it_names_you_as_that_chat_or_you(owner, sender, recipient, owner_client):

@@ -68,7 +68,7 @@ def test_it_keeps_code_blocks_and_links_that_are_safe():
     assert '<a href="https://x.example" rel="noopener noreferrer nofollow">docs</a>' in html
 
 
-def test_no_page_lets_a_hostile_text_run(owner, sender, recipient, owner_client):
+def test_it_no_page_lets_a_hostile_text_run(owner, sender, recipient, owner_client):
     evil = make_chat(owner, '<img src=x onerror="alert(1)">', peers=True)
     Chat.objects.filter(pk=evil.pk).update(
         last_asked=HOSTILE[0], last_answered=HOSTILE[1], last_ran_at=sender.last_ran_at

@@ -28,6 +28,7 @@ def chat_paths(chat_id: str, message_id: str) -> list[tuple[str, str, dict]]:
         ("post", f"/chats/{chat_id}/peers/", {}),
         ("post", f"/chats/{chat_id}/peers/connect/", {"other": "x", "brief": "b"}),
         ("post", f"/chats/{chat_id}/peers/send/", {"to": "x", "text": "b"}),
+        ("get", f"/chats/{chat_id}/messages/{message_id}/", {}),
         ("post", f"/chats/{chat_id}/messages/{message_id}/cancel/", {}),
         ("get", f"/activity/?chat={chat_id}", {}),
         ("get", f"/activity/rows/?chat={chat_id}", {}),
@@ -55,8 +56,18 @@ def test_it_answers_404_for_another_accounts_chat_like_a_missing_one(
 
 
 def test_it_answers_404_for_their_message_on_my_chat(chat, their_message, owner_client):
-    response = owner_client.post(f"/chats/{chat.pk}/messages/{their_message.pk}/cancel/", **HTMX)
-    assert response.status_code == 404
+    """The Send form's status line and its Cancel, aimed at another account's message
+    through one of my own chats: exactly a missing message, and it stays as it was."""
+    state = their_message.state
+    for method, tail in (("get", ""), ("post", "cancel/")):
+        call = getattr(owner_client, method)
+        for extra in ({}, HTMX):
+            theirs = call(f"/chats/{chat.pk}/messages/{their_message.pk}/{tail}", **extra)
+            missing = call(f"/chats/{chat.pk}/messages/msg_doesnotexist/{tail}", **extra)
+            assert theirs.status_code == missing.status_code == 404
+            assert theirs.content == missing.content
+    their_message.refresh_from_db()
+    assert their_message.state == state != PeerMessage.State.CANCELLED
 
 
 def test_it_answers_404_for_a_message_of_another_of_my_chats(owner, chat, other_chat, owner_client):

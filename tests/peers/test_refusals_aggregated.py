@@ -22,7 +22,7 @@ def send_to_nowhere(agent_api):
     return answer
 
 
-def test_300_refused_calls_of_one_key_make_a_handful_of_rows(agent_api, chat):
+def test_it_300_refused_calls_of_one_key_make_a_handful_of_rows(agent_api, chat):
     start = timezone.now()
     with time_machine.travel(start, tick=True) as clock:
         for number in range(300):
@@ -36,7 +36,7 @@ def test_300_refused_calls_of_one_key_make_a_handful_of_rows(agent_api, chat):
     assert refusals_since(start - timedelta(minutes=5)) == {"no_chat": 300}
 
 
-def test_another_key_or_another_code_gets_its_own_row(agent_api, chat, other_chat):
+def test_it_another_key_or_another_code_gets_its_own_row(agent_api, chat, other_chat):
     from tests.conftest import ApiClient
 
     send_to_nowhere(agent_api)
@@ -50,7 +50,7 @@ def test_another_key_or_another_code_gets_its_own_row(agent_api, chat, other_cha
     )
 
 
-def test_the_activity_api_and_page_show_the_count(agent_api, owner_api, owner_client):
+def test_it_the_activity_api_and_page_show_the_count(agent_api, owner_api, owner_client):
     for _ in range(3):
         send_to_nowhere(agent_api)
     rows = owner_api.call("GET", "/api/v1/activity").json()["items"]

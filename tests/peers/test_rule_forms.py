@@ -26,14 +26,14 @@ def chats(owner):
     return made
 
 
-def test_taking_part_as_a_query_picks_exactly_the_chats_that_take_part(chats):
+def test_it_taking_part_as_a_query_picks_exactly_the_chats_that_take_part(chats):
     listed = set(Chat.objects.taking_part().values_list("pk", flat=True))
 
     assert {chat.pk for chat in chats if chat.takes_part} == listed
     assert len(listed) == 3  # switched on and started by the person, whenever they ran
 
 
-def test_reachable_as_a_query_picks_exactly_the_chats_a_send_may_reach(chats):
+def test_it_reachable_as_a_query_picks_exactly_the_chats_a_send_may_reach(chats):
     since = reach_since()
     listed = set(Chat.objects.filter(reachable(since)).values_list("pk", flat=True))
 
@@ -41,7 +41,7 @@ def test_reachable_as_a_query_picks_exactly_the_chats_a_send_may_reach(chats):
     assert len(listed) == 2  # switched on and ran lately, from wherever it started
 
 
-def test_a_connect_reaches_the_chats_that_ran_lately_switched_on_or_not(chats):
+def test_it_a_connect_reaches_the_chats_that_ran_lately_switched_on_or_not(chats):
     listed = Chat.objects.filter(reachable(reach_since(), switching_on=True))
 
     assert {chat.name for chat in listed} == {

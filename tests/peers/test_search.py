@@ -38,7 +38,7 @@ def test_it_finds_messages_by_their_words_best_first(owner_api, texts):
     assert owner_api.call("GET", "/api/v1/messages?q=cart+8080").json()["count"] == 0
 
 
-def test_search_combines_with_chat_and_state(owner_api, texts, sender, recipient, owner):
+def test_it_search_combines_with_chat_and_state(owner_api, texts, sender, recipient, owner):
     actions.check_cancel_message(owner, message_id=texts["port"].pk)
     path = f"/api/v1/messages?q=port&chat={recipient.pk}&state=cancelled"
     assert ids(owner_api.call("GET", path).json()) == [texts["port"].pk]
@@ -46,14 +46,14 @@ def test_search_combines_with_chat_and_state(owner_api, texts, sender, recipient
     assert ids(queued) == [texts["ports"].pk]
 
 
-def test_query_syntax_is_only_words(owner_api, texts):
+def test_it_query_syntax_is_only_words(owner_api, texts):
     for hostile in ['"', "port OR cart", "port*", "NEAR(port cart)", "'; drop table x; --", "-"]:
         response = owner_api.call("GET", f"/api/v1/messages?q={quote(hostile)}")
         assert response.status_code == 200, hostile
     assert owner_api.call("GET", "/api/v1/messages?q=-").json()["count"] == 0
 
 
-def test_bad_filters_are_refused_with_a_code(owner_api, texts):
+def test_it_bad_filters_are_refused_with_a_code(owner_api, texts):
     bad_state = owner_api.call("GET", "/api/v1/messages?state=lost")
     assert bad_state.status_code == 400 and bad_state.json()["code"] == "invalid_input"
     nul = owner_api.call("GET", "/api/v1/messages?q=port%00")
@@ -62,13 +62,13 @@ def test_bad_filters_are_refused_with_a_code(owner_api, texts):
     assert huge.status_code == 400
 
 
-def test_another_accounts_messages_are_never_found(outsider_api, owner_api, texts, sender):
+def test_it_another_accounts_messages_are_never_found(outsider_api, owner_api, texts, sender):
     assert outsider_api.call("GET", "/api/v1/messages?q=port").json()["count"] == 0
     theirs = outsider_api.call("GET", f"/api/v1/messages?q=port&chat={sender.pk}")
     assert theirs.status_code == 404 and theirs.json()["code"] == "no_chat"
 
 
-def test_mcp_read_peers_searches_as_rest_does(owner, owner_api, texts, recipient):
+def test_it_mcp_read_peers_searches_as_rest_does(owner, owner_api, texts, recipient):
     person = api_token(owner)
     rest = owner_api.call("GET", f"/api/v1/messages?q=port&chat={recipient.pk}").json()
     tool = answered(mcp(person, "read_peers", {"query": "port", "chat": recipient.pk}))
@@ -76,7 +76,7 @@ def test_mcp_read_peers_searches_as_rest_does(owner, owner_api, texts, recipient
     assert refusal_of(mcp(person, "read_peers", {"state": "lost"}))["code"] == "invalid_input"
 
 
-def test_an_edited_or_deleted_message_leaves_the_index_in_step(owner_api, texts):
+def test_it_an_edited_or_deleted_message_leaves_the_index_in_step(owner_api, texts):
     PeerMessage.objects.filter(pk=texts["cart"].pk).update(text="now about invoices")
     assert owner_api.call("GET", "/api/v1/messages?q=cart").json()["count"] == 0
     assert ids(owner_api.call("GET", "/api/v1/messages?q=invoices").json()) == [texts["cart"].pk]

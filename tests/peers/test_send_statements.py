@@ -18,7 +18,7 @@ def statements_of_a_plain_send(sender, recipient) -> list[str]:
     return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
 
 
-def test_a_plain_send_runs_one_statement_per_step(sender, recipient):
+def test_it_a_plain_send_runs_one_statement_per_step(sender, recipient):
     statements = statements_of_a_plain_send(sender, recipient)
 
     if connection.vendor == "postgresql":

@@ -99,7 +99,7 @@ def quick_recheck(monkeypatch):
 async def test_it_takes_the_answer_when_its_hint_is_lost(
     sender, recipient, quick_recheck, monkeypatch
 ):
-    monkeypatch.setattr("chats.events.group_send", lambda group, event: None)
+    monkeypatch.setattr("kernel.events.group_send", lambda group, event: None)
     waiting = asyncio.create_task(
         send_and_wait(sender, to=recipient.pk, text="which port?", wait_seconds=10)
     )
@@ -130,7 +130,7 @@ async def test_it_still_waits_when_the_channel_layer_is_down(
     assert taken is not None and taken.pk == answer.pk
 
 
-async def test_the_inbox_answers_as_soon_as_a_message_arrives(sender, recipient):
+async def test_it_the_inbox_answers_as_soon_as_a_message_arrives(sender, recipient):
     from peers.waiting import wait_for_inbox
 
     polling = asyncio.create_task(wait_for_inbox(recipient, wait=10))
@@ -142,7 +142,7 @@ async def test_the_inbox_answers_as_soon_as_a_message_arrives(sender, recipient)
     assert time.monotonic() - started < 1.5  # the hint, not the two-second recheck
 
 
-async def test_the_inbox_returns_nothing_when_time_is_up(recipient):
+async def test_it_the_inbox_returns_nothing_when_time_is_up(recipient):
     from peers.waiting import wait_for_inbox
 
     assert await wait_for_inbox(recipient, wait=0.2) == []

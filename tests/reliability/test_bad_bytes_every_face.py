@@ -44,7 +44,9 @@ def person_calls(chat, other_chat, bad):
 
 
 @pytest.mark.parametrize("bad", BAD, ids=["nul", "surrogate"])
-def test_mcp_person_tools_refuse_bad_bytes_and_store_nothing(person_secret, chat, other_chat, bad):
+def test_it_mcp_person_tools_refuse_bad_bytes_and_store_nothing(
+    person_secret, chat, other_chat, bad
+):
     reachable(chat, other_chat)
     before = stored()
     for name, arguments in person_calls(chat, other_chat, bad):
@@ -55,7 +57,7 @@ def test_mcp_person_tools_refuse_bad_bytes_and_store_nothing(person_secret, chat
 
 
 @pytest.mark.parametrize("bad", BAD, ids=["nul", "surrogate"])
-def test_mcp_agent_tools_refuse_bad_bytes_and_store_nothing(chat, other_chat, bad):
+def test_it_mcp_agent_tools_refuse_bad_bytes_and_store_nothing(chat, other_chat, bad):
     reachable(chat, other_chat)
     before = stored()
     for name, arguments in [
@@ -68,7 +70,7 @@ def test_mcp_agent_tools_refuse_bad_bytes_and_store_nothing(chat, other_chat, ba
     assert stored() == before
 
 
-def test_an_idempotency_keyed_mcp_send_with_a_nul_is_refused_too(chat, other_chat):
+def test_it_an_idempotency_keyed_mcp_send_with_a_nul_is_refused_too(chat, other_chat):
     reachable(chat, other_chat)
     arguments = {"to": other_chat.pk, "text": "a\x00", "idempotencyKey": "k-1", "waitSeconds": 0}
     assert refusal_of(mcp(chat.agent_key, "MessageChat", arguments))["code"] == "invalid_input"
@@ -100,7 +102,7 @@ def form_posts(chat, other_chat):
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
-def test_every_form_answers_a_nul_with_an_error_and_stores_nothing(
+def test_it_every_form_answers_a_nul_with_an_error_and_stores_nothing(
     owner_client, chat, other_chat, htmx
 ):
     reachable(chat, other_chat)
@@ -116,7 +118,7 @@ def test_every_form_answers_a_nul_with_an_error_and_stores_nothing(
             assert any(words in body for words in SAID), (url, data)
 
 
-def test_the_admin_limits_form_answers_a_nul_with_400(staff_client):
+def test_it_the_admin_limits_form_answers_a_nul_with_400(staff_client):
     before = stored()
     response = staff_client.post("/internal/admin/peers/", {"max_text": "12\x00"})
     assert response.status_code == 400

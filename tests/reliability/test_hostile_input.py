@@ -117,7 +117,7 @@ def test_it_answers_a_server_error_as_json_and_logs_it(owner_api, chat, caplog, 
     def explode(chat):
         raise RuntimeError("boom: secret detail")
 
-    monkeypatch.setattr("chats.api_views.chat_json", explode)
+    monkeypatch.setattr("crosstalk.chat_api.chat_json", explode)
     owner_api.raise_request_exception = False
     with caplog.at_level(logging.ERROR, logger="django.request"):
         response = owner_api.get("/api/v1/chats")

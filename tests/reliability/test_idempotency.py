@@ -10,8 +10,9 @@ from django.db import connections
 from django.utils import timezone
 
 from accounts.actions import do_create_api_token
-from chats.idempotency import run_once
-from chats.models import Chat, IdempotentAnswer, Turn
+from chats.models import Chat, Turn
+from kernel.idempotency import run_once
+from kernel.models import IdempotentAnswer
 from peers.models import PeerMessage
 from tests.conftest import ApiClient
 from tests.peers.conftest import reachable

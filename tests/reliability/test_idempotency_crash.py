@@ -13,10 +13,11 @@ import pytest
 from django.conf import settings
 
 from accounts.actions import do_create_api_token
-from chats import idempotency
-from chats.idempotency import run_once
-from chats.models import Chat, IdempotentAnswer
-from chats.refusals import Refusal
+from chats.models import Chat
+from kernel import idempotency
+from kernel.idempotency import run_once
+from kernel.models import IdempotentAnswer
+from kernel.refusals import Refusal
 from peers import actions
 from peers.models import PeerMessage
 from tests.peers.conftest import reachable
@@ -78,7 +79,9 @@ def post_in_background(url: str, secret: str, body: dict) -> threading.Thread:
 
 @pytest.mark.parametrize("point", ["before_work", "after_work"])
 @pytest.mark.parametrize("route", ["person", "agent"])
-def test_a_retry_after_a_kill_sends_exactly_one_message(web, owner, chat, other_chat, point, route):
+def test_it_a_retry_after_a_kill_sends_exactly_one_message(
+    web, owner, chat, other_chat, point, route
+):
     reachable(chat, other_chat)
     path, secret, body = routes(owner, chat, other_chat)[route]
     first, url = web("web-1", IDEMPOTENCY_TEST_PAUSE_AT=point)
@@ -101,7 +104,7 @@ def test_a_retry_after_a_kill_sends_exactly_one_message(web, owner, chat, other_
     assert again == (201, answer)
 
 
-def test_a_claim_taken_over_rolls_its_late_work_back(owner, chat, other_chat):
+def test_it_a_claim_taken_over_rolls_its_late_work_back(owner, chat, other_chat):
     """A first request so slow it was taken for dead: its claim is gone, so its send,
     when it finally comes, is refused and rolled back instead of doubling the retry's."""
     reachable(chat, other_chat)
@@ -124,7 +127,7 @@ def test_a_claim_taken_over_rolls_its_late_work_back(owner, chat, other_chat):
         ("/api/v1/chats", {"name": "once"}, 409),  # its agent key cannot be shown again
     ],
 )
-def test_work_that_committed_is_answered_not_redone(
+def test_it_work_that_committed_is_answered_not_redone(
     owner_api, other_chat, settings, monkeypatch, path, body, status
 ):
     """In process: the answer is lost after the work committed (keeping it raised)."""

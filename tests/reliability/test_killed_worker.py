@@ -35,9 +35,10 @@ def test_it_fails_a_killed_workers_turn_and_runs_the_next_prompt(owner, chat, pr
     message = check_send_as_person(owner, from_chat=None, to=chat.pk, text="ping", reply_to=None)
     assert message.state == PeerMessage.State.PENDING
     check_prompt(chat, text="after the crash", send_queued=False)
+    # The chat reads running throughout: "after the crash" waits to run.
     wait_for(
-        lambda: Chat.objects.get(pk=chat.pk).status == "failed",
-        "the chat to fail",
+        lambda: Turn.objects.get(pk=turn.pk).state == Turn.State.FAILED,
+        "the turn to fail",
         timeout=LEASE_SECONDS + 5,
     )
     assert time.monotonic() - killed_at <= LEASE_SECONDS + 1

@@ -6,17 +6,14 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from agents.recovery import WORKER_LOST, reclaim_expired_turns
 from chats import actions
 from chats.models import Turn
-from peers.actions import check_send_as_person, hold_for_person
+from peers.actions import check_send_as_person
 from peers.models import PeerMessage
 from tests.peers.conftest import running
 
 pytestmark = pytest.mark.django_db
-
-
-def reclaim(now) -> int:
-    return actions.do_reclaim_expired_turns(now, hold=hold_for_person)
 
 
 @pytest.fixture
@@ -50,15 +47,17 @@ def test_it_fails_a_turn_whose_lease_ran_out_and_holds_its_messages(chat, owner)
     assert message.state == PeerMessage.State.PENDING
     actions.check_prompt(chat, text="next please")
 
-    assert reclaim(turn.lease_until - timedelta(seconds=1)) == 0
-    assert reclaim(turn.lease_until + timedelta(seconds=1)) == 1
+    assert reclaim_expired_turns(turn.lease_until - timedelta(seconds=1)) == 0
+    assert reclaim_expired_turns(turn.lease_until + timedelta(seconds=1)) == 1
 
     turn.refresh_from_db()
     chat.refresh_from_db()
     message.refresh_from_db()
     assert turn.state == Turn.State.FAILED
-    assert turn.error == actions.WORKER_LOST
-    assert chat.status == "failed"
+    assert turn.error == WORKER_LOST
+    # "next please" waits to run: the chat reads running from its 202 on, failure or not.
+    assert chat.status == "running"
+    assert chat.entries.filter(kind="notice", text=f"The turn failed: {WORKER_LOST}").exists()
     assert (message.state, message.reason) == ("queued", "held_until_you_write")
     following = actions.claim_next_turn("healthy")
     assert following is not None and following.prompt == "next please"
@@ -69,6 +68,6 @@ def test_it_leaves_a_renewed_turn_alone(chat):
     later = turn.lease_until + timedelta(seconds=5)
     with time_machine.travel(later - timedelta(seconds=1)):
         actions.do_renew_leases("tests")
-    assert reclaim(later) == 0
+    assert reclaim_expired_turns(later) == 0
     turn.refresh_from_db()
     assert turn.state == Turn.State.RUNNING

@@ -8,9 +8,10 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from chats import actions, events
+from chats import actions
 from chats.models import Turn
 from crosstalk.asgi import application
+from kernel import events
 from tests.reliability.procs import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,14 +22,14 @@ def redis_away(settings):
     """A real Redis client against a port nothing listens on."""
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "chats.redis_layer.RedisHintsLayer",
+            "BACKEND": "kernel.redis_layer.RedisHintsLayer",
             "CONFIG": {"hosts": [f"redis://127.0.0.1:{free_port()}/0"]},
         }
     }
 
 
 def test_it_keeps_a_claim_whose_push_failed(chat, redis_away, caplog):
-    with caplog.at_level(logging.WARNING, logger="chats.events"):
+    with caplog.at_level(logging.WARNING, logger="kernel.events"):
         actions.check_prompt(chat, text="hello")
         turn = actions.claim_next_turn("tests")
     assert turn is not None

@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from agents.attach import CLIS, ConfigFileError, apply, attach_config, check, config_edits
 from agents.attach.actions import check_attach, do_attach
 from chats.models import Chat
-from chats.refusals import Refusal
-from crosstalk import listen
+from kernel import listen
+from kernel.refusals import Refusal
 
 
 def checked_url(url: str) -> str:

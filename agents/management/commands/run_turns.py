@@ -4,7 +4,6 @@ import signal
 from django.core.management.base import BaseCommand, CommandParser
 
 from agents.runner import TurnRunner, default_worker_id
-from origins.replies import run_reply_loop
 
 
 class Command(BaseCommand):
@@ -28,13 +27,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Turn worker {runner.worker_id} is waiting for turns.")
         self.stdout.flush()
         serving = asyncio.create_task(runner.run_forever())
-        # Answers to origins go out beside the turns (docs/origins.md); replies are
-        # claimed under skip_locked, so any number of workers may run this loop.
-        replies = asyncio.create_task(run_reply_loop())
         signalled = asyncio.create_task(stopping.wait())
         await asyncio.wait([serving, signalled], return_when=asyncio.FIRST_COMPLETED)
         signalled.cancel()
-        replies.cancel()
         if serving.done():
             serving.result()  # run_forever only ends by crashing: show why
             return

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.actions import do_allow_runners, do_set_password
+from accounts.actions import do_allow_runners, do_lend_logins, do_set_password
 from accounts.models import User
 from chats.actions import do_add_entry, do_create_chat, do_delete_chats
 from chats.models import Chat, Entry
@@ -44,6 +44,8 @@ class Command(BaseCommand):
         user, created = self.demo_user(reset=reset)
         # The local demo runs hosted and command chats too (agents.run_hosted).
         do_allow_runners(user, allowed=True)
+        # …with the operator's own model logins (ANTHROPIC_API_KEY=… make run).
+        do_lend_logins(user, lent=True)
         if created:
             self.stdout.write(f"Created the demo account: log in as {USERNAME} / {PASSWORD}.")
         elif reset:

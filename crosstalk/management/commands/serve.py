@@ -4,7 +4,7 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from crosstalk import listen
+from kernel import listen
 
 DEFAULT_PORT = 8000
 
@@ -68,8 +68,8 @@ class Command(BaseCommand):
         from daphne.server import Server
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
-        from crosstalk import bounded
         from crosstalk.asgi import application
+        from kernel import bounded
 
         # Bodies past MAX_BODY_BYTES are answered 413 unread; Twisted parses none.
         bounded.install()

@@ -1,9 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import User
-from chats.inputs import ChatCreate, parse
-from chats.refusals import Refusal
-from origins.automation import check_start_automation
+from chats.inputs import ChatCreate
+from kernel.inputs import parse
+from kernel.refusals import Refusal
+from origins.actions import check_start_automation
 
 TEMPLATE_OPTIONS = ["name", "agent", "repository", "branch", "folder", "model", "permission_mode"]
 

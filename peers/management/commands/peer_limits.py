@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from chats.refusals import Refusal
+from kernel.refusals import Refusal
 from peers.actions import do_set_limits
 from peers.limits import NAMES, current_limits, defaults
 

@@ -66,31 +66,48 @@ class Anthropic:
 
     @staticmethod
     def encode(answer: Answer, body: dict) -> tuple[str, bytes]:
+        kind, pieces = Anthropic.pieces(answer, body)
+        return kind, b"".join(pieces)
+
+    @staticmethod
+    def pieces(answer: Answer, body: dict, chunks: int = 1) -> tuple[str, list[bytes]]:
+        """The answer as pieces to send one after another: a streamed text in `chunks`
+        text deltas, the first piece opening the message with the first delta, each next
+        one a delta more, the last closing the message. Anything else is one piece."""
         model = body.get("model", "claude-fake")
         if answer.tool:
             block = {"type": "tool_use", "id": new_id("toolu_fake_"), "name": answer.tool}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(answer.args)}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(answer.args)}]
             stop = "tool_use"
         else:
             block = {"type": "text", "text": answer.text}
-            delta, stop = {"type": "text_delta", "text": answer.text}, "end_turn"
+            deltas = [{"type": "text_delta", "text": part} for part in split(answer.text, chunks)]
+            stop = "end_turn"
         usage = {"input_tokens": 10, "output_tokens": 5}
         message = {"id": new_id("msg_fake_"), "type": "message", "role": "assistant"}
         message |= {"model": model, "stop_sequence": None, "usage": usage}
         if not body.get("stream"):
             full = dict(block, input=answer.args) if answer.tool else block
             done = message | {"content": [full], "stop_reason": stop}
-            return "application/json", json.dumps(done).encode()
+            return "application/json", [json.dumps(done).encode()]
         start = dict(block, input={}) if answer.tool else dict(block, text="")
-        events = [
-            sse("message_start", {"type": "message_start", "message": message | {"content": []}}),
-            sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                        "content_block": start}),
-            sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                        "delta": delta}),
+        frames = [
+            sse("message_start", {"type": "message_start", "message": message | {"content": []}})
+            + sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                          "content_block": start}),
+            *(sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                          "delta": delta}) for delta in deltas),
             sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
             sse("message_delta", {"type": "message_delta", "usage": {"output_tokens": 5},
                                   "delta": {"stop_reason": stop, "stop_sequence": None}}),
             sse("message_stop", {"type": "message_stop"}),
         ]  # fmt: skip
-        return "text/event-stream", "".join(events).encode()
+        pieces = [frames[0] + frames[1], *frames[2 : len(deltas) + 1]]
+        pieces[-1] += "".join(frames[len(deltas) + 1 :])
+        return "text/event-stream", [piece.encode() for piece in pieces]
+
+
+def split(text: str, chunks: int) -> list[str]:
+    """`text` in `chunks` pieces of about one length (fewer when it is shorter)."""
+    size = max(1, -(-len(text) // max(1, chunks)))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]

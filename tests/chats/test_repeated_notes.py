@@ -1,8 +1,10 @@
 """A note repeated in a row within a turn (a retry noted at every attempt) is one entry
 with a count, updated in place and pushed like any change; anything else stays its own."""
 
+import asyncio
+
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
 from chats.actions import check_prompt, claim_next_turn, do_add_entry, do_mark_turn_done
@@ -38,18 +40,19 @@ def test_it_counts_a_note_repeated_in_a_row_in_one_entry(chat):
     assert entries(chat) == [(Entry.Kind.NOTICE, f"{RETRY} (×7)")]
 
 
-def test_it_pushes_each_count_so_the_page_shows_it(chat):
-    turn = running_turn(chat)
+async def test_it_pushes_each_count_so_the_page_shows_it(chat):
+    # One event loop throughout: the Redis layer hears a group on the loop that joined it.
+    turn = await sync_to_async(running_turn)(chat)
     layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(events.account_group(chat.user_id), channel)
+    channel = await layer.new_channel()
+    await layer.group_add(events.account_group(chat.user_id), channel)
 
-    note(chat, turn, RETRY)
-    note(chat, turn, RETRY)
+    await sync_to_async(note)(chat, turn, RETRY)
+    await sync_to_async(note)(chat, turn, RETRY)
 
-    pushed = [async_to_sync(layer.receive)(channel) for _ in range(2)]
+    pushed = [await asyncio.wait_for(layer.receive(channel), 10) for _ in range(2)]
     assert [(p["kind"], p["chat"]) for p in pushed] == [("entry", chat.pk)] * 2
-    async_to_sync(layer.group_discard)(events.account_group(chat.user_id), channel)
+    await layer.group_discard(events.account_group(chat.user_id), channel)
 
 
 def test_it_keeps_notes_apart_when_something_else_came_between_or_they_differ(chat):

@@ -4,8 +4,20 @@ from django.db import models
 
 
 class User(AbstractUser):
+    class NewInbound(models.TextChoices):
+        BY_PERMISSION = "", "By permission mode (ask for chats that bypass approvals)"
+        ACCEPT = "accept", "Accept"
+        ASK = "ask", "Ask me first"
+
     peers_for_new_chats = models.BooleanField(
         "Agent-to-agent messaging for new chats", default=False
+    )
+    inbound_for_new_chats = models.CharField(
+        "Inbound for new chats", max_length=6, choices=NewInbound, blank=True, default=""
+    )
+    ask_when_more_permissive = models.BooleanField(
+        "Always ask before a message reaches a chat more permissive than its sender",
+        default=True,
     )
 
 

@@ -14,6 +14,11 @@ async def take_for_turn(turn: Turn) -> list[PeerMessage]:
     return await in_db_thread(actions.take_for_turn)(turn)
 
 
+async def notices_for_turn(turn: Turn) -> str:
+    """The later turns of the messages this chat sent, framed for the turn's prompt."""
+    return await in_db_thread(actions.notices_for_turn)(turn)
+
+
 async def frame_all(messages: list[PeerMessage]) -> str:
     # Framing reads the senders' names and the quoted messages: database work.
     return await in_db_thread(framing.frame_all)(messages)

@@ -46,9 +46,9 @@ def one_line(error: BaseException) -> str:
     return line[:300]
 
 
-def compose_input(prompt: str, blocks: str) -> str:
-    """What the agent gets: the person's prompt, then the framed peer messages."""
-    return "\n\n".join(part for part in (prompt.strip(), blocks) if part)
+def compose_input(prompt: str, *blocks: str) -> str:
+    """What the agent gets: the person's prompt, then the notices and framed peer messages."""
+    return "\n\n".join(part for part in (prompt.strip(), *blocks) if part)
 
 
 def tidy_connections() -> None:
@@ -222,7 +222,8 @@ class TurnRunner:
         except Refusal as refusal:  # before anything is taken: its messages stay held
             raise AgentFailed(refusal.message) from None
         messages = await peer_calls.take_for_turn(turn)
-        text = compose_input(turn.prompt, await peer_calls.frame_all(messages))
+        notices = await peer_calls.notices_for_turn(turn)
+        text = compose_input(turn.prompt, notices, await peer_calls.frame_all(messages))
         await in_db_thread(do_set_turn_input)(turn, text=text)
         return TurnContext(turn, turn.chat, turn.prompt, messages, text, folder=folder)
 

@@ -30,6 +30,8 @@ class Kind:
     # The permission modes a chat of this kind may take, and the one blank means.
     permission_modes: tuple[str, ...] = ()
     default_mode: str = ""
+    # The modes in which its agent acts without asking anyone (the permissive class).
+    bypass_modes: tuple[str, ...] = ()
     # The CLI it runs: found at $bin_variable, else on PATH ("": none, or see command_line).
     program: str = ""
     bin_variable: str = ""
@@ -45,17 +47,17 @@ KINDS: dict[str, Kind] = {
     Chat.Agent.DEMO: Kind(takes=Takes(between_steps=True)),
     Chat.Agent.CLAUDE_CODE: Kind(
         CLI_TAKES, ("default", "acceptEdits", "plan", "bypassPermissions"), "default",
-        program="claude", bin_variable="CLAUDE_BIN",
+        ("bypassPermissions",), program="claude", bin_variable="CLAUDE_BIN",
     ),
     # Its sandbox: headless, approvals are off and the sandbox is the limit.
     Chat.Agent.CODEX: Kind(
         CLI_TAKES, ("read-only", "workspace-write", "danger-full-access"), "workspace-write",
-        program="codex", bin_variable="CODEX_BIN",
+        ("danger-full-access", "never"), program="codex", bin_variable="CODEX_BIN",
     ),
     # Its approval mode.
     Chat.Agent.GEMINI: Kind(
         CLI_TAKES, ("default", "auto_edit", "yolo", "plan"), "default",
-        program="gemini", bin_variable="GEMINI_BIN",
+        ("yolo",), program="gemini", bin_variable="GEMINI_BIN",
     ),
     # No hooks: a message sent while it runs queues behind the turn.
     Chat.Agent.COMMAND: Kind(command_line=True),
@@ -152,6 +154,12 @@ def permission_modes(kind: str) -> tuple[str, ...]:
 
 def default_mode(kind: str) -> str:
     return of(kind).default_mode
+
+
+def bypasses_approvals(kind: str, mode: str) -> bool:
+    """Does a chat of this kind, in this mode, act without asking anyone? (Claude Code
+    `bypassPermissions`, Codex `danger-full-access` or approval `never`, Gemini `yolo`.)"""
+    return (mode or default_mode(kind)) in of(kind).bypass_modes
 
 
 def why_mode_refused(kind: str, mode: str) -> str | None:

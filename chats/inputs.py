@@ -21,6 +21,7 @@ SessionId = Annotated[str, StringConstraints(pattern=f"^{SESSION_ID_CHARACTERS}$
 Folder = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)]
 AgentKind = Literal[tuple(Chat.Agent.values)]
 OriginKind = Literal[tuple(Chat.Origin.values)]
+InboundKind = Literal[tuple(Chat.Inbound.values)]
 
 
 class ChatCreate(Input):
@@ -31,6 +32,8 @@ class ChatCreate(Input):
     model: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] = ""
     permission_mode: Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)] = ""
     peers: bool | None = None
+    # Absent: the account's default (Settings), else by the permission mode.
+    inbound: InboundKind | None = None
     origin: OriginKind = "user"
     folder: Folder = ""
     command: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""
@@ -49,6 +52,7 @@ class ChatStart(ChatCreate):
 class ChatUpdate(Input):
     name: Name | None = None
     peers: bool | None = None
+    inbound: InboundKind | None = None
     model: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] | None = None
     permission_mode: (
         Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)] | None

@@ -36,6 +36,10 @@ class Chat(models.Model):
         A2A = "a2a", "A2A"
         AUTOMATION = "automation", "Automation"
 
+    class Inbound(models.TextChoices):
+        ACCEPT = "accept", "Accept messages from other chats"
+        ASK = "ask", "Ask me first"
+
     class Status(models.TextChoices):
         RUNNING = "running", "Running"
         IDLE = "idle", "Idle"
@@ -56,6 +60,8 @@ class Chat(models.Model):
     origin = models.CharField(max_length=20, choices=Origin, default=Origin.USER)
     status = models.CharField(max_length=10, choices=Status, default=Status.IDLE)
     peers = models.BooleanField("Agent-to-agent messaging", default=False)
+    # `ask`: another chat's message waits for the person's approval (peers.actions.approval).
+    inbound = models.CharField(max_length=6, choices=Inbound, default=Inbound.ACCEPT)
     last_ran_at = models.DateTimeField(null=True, blank=True)
     last_asked = models.TextField(blank=True)
     last_answered = models.TextField(blank=True)

@@ -33,6 +33,9 @@ class ChatOut(Output):
     origin: Literal[tuple(Chat.Origin.values)]
     status: Literal[tuple(Chat.Status.values)]
     peers: bool
+    inbound: Literal[tuple(Chat.Inbound.values)] = Field(
+        description="`ask`: another chat's message waits for your approval."
+    )
     last_ran_at: Moment | None
     last_asked: str
     last_answered: str

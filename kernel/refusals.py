@@ -21,6 +21,8 @@ STATUS_BY_CODE = {
     "not_found": 404,
     "method_not_allowed": 405,
     "already_delivered": 409,
+    # Approve or deny of a message that is not waiting for approval (peers.actions.approval).
+    "not_awaiting_approval": 409,
     "not_running": 409,
     "idempotency_key_reused": 409,
     "idempotency_in_progress": 409,

@@ -25,12 +25,13 @@ from peers.inputs import (
     SeenInput,
     parse,
 )
-from peers.outputs import ActivityOut, EntryOut, MessageOut, ReachableChat, SentOut
+from peers.outputs import ActivityOut, EntryOut, InboxOut, MessageOut, ReachableChat, SentOut
 from peers.selectors import access_message, account_activity, find_messages
 from peers.serializers import (
     activity_json,
     chats_with_how_fast,
     entry_json,
+    inbox_json,
     listing,
     message_json,
     sent_json,
@@ -83,20 +84,21 @@ async def message_chat(request, spec: MessageChatInput):
     return Status(201, sent_json(message, answer))
 
 
-@agent.get("/agent/inbox", response={200: Page[MessageOut], **problems(400, 401, 403)})
+@agent.get("/agent/inbox", response={200: InboxOut, **problems(400, 401, 403)})
 async def inbox(request, wait: Seconds = 0):
-    """Messages to this chat not yet seen and not held, oldest first; long-polls `wait`
-    seconds (at most 60) for the first one."""
-    messages = await waiting.poll_inbox(request.auth.chat, wait=wait)
-    return listing([message_json(message) for message in messages])
+    """Messages to this chat not yet seen and not held, oldest first, and the notices of
+    its sent messages not told yet; long-polls `wait` seconds (at most 60) for the first."""
+    messages, notices = await waiting.poll_inbox(request.auth.chat, wait=wait)
+    return inbox_json(messages, notices)
 
 
-@agent.post("/agent/inbox/seen", response={200: Page[MessageOut], **problems(400, 401, 403, 413)})
+@agent.post("/agent/inbox/seen", response={200: InboxOut, **problems(400, 401, 403, 413)})
 def mark_seen(request, seen: SeenInput):
-    """Marking seen is what delivers an inbox message (path inbox); reading never does."""
+    """Marking seen is what delivers an inbox message (path inbox) or tells a notice;
+    reading never does. `ids` may name both."""
     actions.check_peers_on(request.auth.chat)
     marked = actions.check_mark_seen(request.auth.chat, ids=seen.ids)
-    return listing([message_json(m) for m in marked])
+    return inbox_json(marked, actions.take_notices(request.auth.chat, ids=seen.ids))
 
 
 # The person's routes ----------------------------------------------------------
@@ -155,6 +157,20 @@ def get_message(request, message_id: str):
 def cancel_message(request, message_id: str):
     """Remove a message no agent has taken yet."""
     return message_json(actions.check_cancel_message(request.auth.user, message_id=message_id))
+
+
+@person.post(
+    "/messages/{message_id}/approve", response={200: MessageOut, **problems(401, 404, 409)}
+)
+def approve_message(request, message_id: str):
+    """Let a message awaiting your approval go on, by the fastest path its chat offers now."""
+    return message_json(actions.check_approve_message(request.auth.user, message_id=message_id))
+
+
+@person.post("/messages/{message_id}/deny", response={200: MessageOut, **problems(401, 404, 409)})
+def deny_message(request, message_id: str):
+    """Cancel a message awaiting your approval (`detail: denied`); its sender is told."""
+    return message_json(actions.check_deny_message(request.auth.user, message_id=message_id))
 
 
 @person.get("/activity", response={200: Page[ActivityOut], **problems(400, 401, 404)})

@@ -50,6 +50,10 @@ WITH_BACKGROUND_WORK = Route(
     State.QUEUED, Reason.WITH_BACKGROUND_WORK, Path.TURN_PROMPT, "when its background work ends"
 )
 HELD_UNTIL_YOU_WRITE = Route(State.QUEUED, Reason.HELD, HELD, "held until you write to it")
+# Another chat's message to a chat whose inbound is `ask` (or more permissive than its
+# sender's): it waits for the person, waking nothing, until approved (then routed anew).
+AWAITING = Reason.AWAITING_APPROVAL
+AWAITING_APPROVAL = Route(State.QUEUED, AWAITING, AWAITING, "after your person approves it")
 # An answer its sender waits for inside a MessageChat call.
 AWAITED = Route(State.PENDING, Reason.AWAITED, Path.WAITING_CALL, "inside its waiting call")
 # An answer to a message from the person goes to the person.
@@ -79,12 +83,33 @@ def answering_origin(chat: Chat) -> bool:
     return chat.turns.filter(state=Turn.State.RUNNING, trigger=Turn.Trigger.OUTSIDE).exists()
 
 
-def route_for(recipient: Chat | None, *, awaited: bool = False) -> Route:
+def asks_first(sender: Chat | None, recipient: Chat | None, *, by_agent: bool) -> bool:
+    """Does a message from `sender`'s agent wait for the person's approval? Only another
+    chat's agent is asked about (never the person, as themselves or as a chat, nor a
+    Connect brief): when the recipient's inbound is `ask`, or it acts without asking
+    anyone and its sender does not (unless the person turned that rule off)."""
+    if not by_agent or sender is None or recipient is None:
+        return False
+    if recipient.inbound == Chat.Inbound.ASK:
+        return True
+    return sender.user.ask_when_more_permissive and more_permissive(recipient, than=sender)
+
+
+def more_permissive(chat: Chat, *, than: Chat) -> bool:
+    def bypasses(c: Chat) -> bool:
+        return agent_kinds.bypasses_approvals(c.agent, c.permission_mode)
+
+    return bypasses(chat) and not bypasses(than)
+
+
+def route_for(recipient: Chat | None, *, awaited: bool = False, asks: bool = False) -> Route:
     """The route of a message sent to `recipient` now."""
     if recipient is None:
         return TO_YOU
     if awaited:
         return AWAITED
+    if asks:
+        return AWAITING_APPROVAL
     if recipient.status == Status.RUNNING:
         if answering_origin(recipient):
             return BEHIND_TURN
@@ -96,6 +121,9 @@ def route_for(recipient: Chat | None, *, awaited: bool = False) -> Route:
     return BY_STATUS[recipient.status]
 
 
+CANCELLED_WORDS = {Reason.REMOVED: Reason.REMOVED.label, Reason.DENIED: Reason.DENIED.label}
+
+
 def words(message: PeerMessage) -> str:
     """The state in the words people see, the same in every interface."""
     state = State(message.state).label
@@ -104,7 +132,7 @@ def words(message: PeerMessage) -> str:
     elif message.state == State.NOT_DELIVERED:
         how = message.note or (Reason(message.reason).label if message.reason else "")
     elif message.state == State.CANCELLED:
-        how = Reason.REMOVED.label if message.reason == Reason.REMOVED else "before it arrived"
+        how = CANCELLED_WORDS.get(message.reason, "before it arrived")
     else:
         how = Reason(message.reason).label if message.reason else ""
     return f"{state} — {how}" if how else state

@@ -45,7 +45,8 @@ class PeerMessageQuerySet(models.QuerySet):
         return self.filter(state=PeerMessage.State.QUEUED, reason=PeerMessage.Reason.HELD)
 
     def not_held(self):
-        return self.exclude(reason=PeerMessage.Reason.HELD)
+        """Neither held until the person writes nor awaiting the person's approval."""
+        return self.exclude(reason__in=PERSON_HOLDS)
 
 
 class PeerMessage(models.Model):
@@ -71,6 +72,9 @@ class PeerMessage(models.Model):
         BEHIND_TURN = "behind_turn", "behind its current turn"
         WITH_BACKGROUND_WORK = "with_background_work", "waits with its background work"
         HELD = "held_until_you_write", "held until you write"
+        # The recipient's inbound is `ask`: it waits for the person to approve or deny it.
+        AWAITING_APPROVAL = "awaiting_approval", "awaiting your approval"
+        DENIED = "denied", "denied by the person"
         REMOVED = "removed", "removed from the queue"
         AGENT_UNAVAILABLE = "agent_unavailable", "its agent could not start"
         TURN_FAILED = "turn_failed", "its turn failed"
@@ -188,6 +192,36 @@ class PeerMessage(models.Model):
 
 
 WAITING_STATES = (PeerMessage.State.PENDING, PeerMessage.State.QUEUED)
+# What waits on the person: no agent takes these until the person acts.
+PERSON_HOLDS = (PeerMessage.Reason.HELD, PeerMessage.Reason.AWAITING_APPROVAL)
+
+
+def new_notice_id() -> str:
+    return new_id("ntc")
+
+
+class Notice(models.Model):
+    """A later turn of a message a chat's agent sent (approved, denied, held, removed,
+    cancelled, not delivered, answered), told to that agent once (peers.actions.notices):
+    at its next step, its next turn's prompt, or from its inbox."""
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_notice_id, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    # The sending chat, whose agent is told.
+    chat = models.ForeignKey(Chat, models.CASCADE, related_name="notices")
+    message = models.ForeignKey(PeerMessage, models.CASCADE, related_name="notices")
+    state = models.CharField(max_length=24)
+    text = models.CharField(max_length=500)
+    created_at = models.DateTimeField()
+    # Set when its agent got it (null: it still waits).
+    told_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["chat", "told_at"], name="notice_untold")]
+
+    def __str__(self) -> str:
+        return f"{self.message_id} {self.state}"
 
 
 class Limits(models.Model):
@@ -264,6 +298,9 @@ class Activity(models.Model):
         MESSAGE = "message"
         DELIVERY = "delivery"
         CANCEL = "cancel"
+        # The person approved or denied a message awaiting approval (peers.actions.approval).
+        APPROVE = "approve"
+        DENY = "deny"
         SWITCH = "switch"
         CONNECT = "connect"
         REFUSED = "refused"

@@ -42,6 +42,26 @@ class SentOut(MessageOut):
     note: str | None = Field(description="What to do while the message is held.")
 
 
+class NoticeOut(Output):
+    """A later turn of a message this chat's agent sent (peers.actions.notices)."""
+
+    id: str
+    message: str
+    state: str = Field(
+        description="approved, denied, held, removed, cancelled, not_delivered or answered"
+    )
+    text: str
+    created_at: Moment | None
+
+
+class InboxOut(Output):
+    """The agent's inbox: messages (items, count) and the notices it was not told yet."""
+
+    items: list[MessageOut]
+    count: int
+    notices: list[NoticeOut]
+
+
 class HowFast(Output):
     path: str
     words: str

@@ -11,7 +11,7 @@ from chats.selectors import access_chat, account_chats
 from kernel.refusals import Refusal
 from peers.delivery_table import HELD, answering_origin, route_for
 from peers.limits import current_limits
-from peers.models import Activity, PeerMessage
+from peers.models import Activity, Notice, PeerMessage
 from peers.search import search
 
 State = PeerMessage.State
@@ -70,10 +70,10 @@ def how_fast(chats: list[Chat]) -> dict[str, dict]:
     medians: dict[str, float | None] = {}
     answers = {}
     for chat in chats:
-        route = route_for(chat)
+        route = route_for(chat, asks=chat.inbound == Chat.Inbound.ASK)
         path = str(route.path)
         if path not in medians:
-            held = path == HELD
+            held = path in (HELD, Reason.AWAITING_APPROVAL)
             medians[path] = None if held else median_delivery_seconds(chat.user_id, path)
         answers[chat.pk] = {"path": path, "words": route.words, "median_seconds": medians[path]}
     return answers
@@ -84,7 +84,8 @@ def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
 
     An answer a call is still waiting for is the call's; once its wait is over
     (the waiting process may have died) it reaches the chat like any other."""
-    waiting = PeerMessage.objects.waiting()
+    # Awaiting the person's approval: no agent takes it, whoever writes.
+    waiting = PeerMessage.objects.waiting().exclude(reason=Reason.AWAITING_APPROVAL)
     if not include_held:
         waiting = waiting.not_held()
     awaited = Q(reason=Reason.AWAITED, reply_to__waiting_until__gt=timezone.now())
@@ -99,6 +100,11 @@ def waiting_for_delivery(chat: Chat, *, include_held: bool = False):
 def inbox(chat: Chat) -> list[PeerMessage]:
     # A turn answering the chat's origin reads no peer message (delivery_table).
     return [] if answering_origin(chat) else list(waiting_for_delivery(chat))
+
+
+def untold_notices(chat: Chat):
+    """The later turns of its sent messages its agent has not been told yet, oldest first."""
+    return Notice.objects.filter(chat=chat, told_at__isnull=True).order_by("created_at", "id")
 
 
 def messages_of_chat(user, chat: Chat):

@@ -3,16 +3,18 @@
 from chats.models import Chat, Entry
 from chats.serializers import chat_json, iso
 from peers.delivery_table import words
-from peers.models import Activity, PeerMessage
+from peers.models import Activity, Notice, PeerMessage
 from peers.selectors import how_fast
 
 __all__ = [
     "activity_json",
     "chats_with_how_fast",
     "entry_json",
+    "inbox_json",
     "iso",
     "listing",
     "message_json",
+    "notice_json",
     "sent_json",
     "words",
 ]
@@ -21,6 +23,11 @@ HELD_NOTE = (
     "The person stopped that chat: your message is held until they write to it. "
     "Do not wait for an answer; carry on with your own work."
 )
+APPROVAL_NOTE = (
+    "That chat asks its person first: your message waits for their approval. Do not wait "
+    "for an answer; a notice tells you when they approve or deny it."
+)
+NOTES = {PeerMessage.Reason.HELD: HELD_NOTE, PeerMessage.Reason.AWAITING_APPROVAL: APPROVAL_NOTE}
 
 
 def message_json(message: PeerMessage) -> dict:
@@ -44,6 +51,23 @@ def message_json(message: PeerMessage) -> dict:
         "words": words(message),
         "created_at": iso(message.created_at),
         "delivered_at": iso(message.delivered_at),
+    }
+
+
+def notice_json(notice: Notice) -> dict:
+    return {
+        "id": notice.pk,
+        "message": notice.message_id,
+        "state": notice.state,
+        "text": notice.text,
+        "created_at": iso(notice.created_at),
+    }
+
+
+def inbox_json(messages: list[PeerMessage], notices: list[Notice]) -> dict:
+    return {
+        **listing([message_json(message) for message in messages]),
+        "notices": [notice_json(notice) for notice in notices],
     }
 
 
@@ -84,7 +108,7 @@ def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
     return {
         **message_json(message),
         "answer_message": message_json(answer) if answer else None,
-        "note": HELD_NOTE if message.reason == PeerMessage.Reason.HELD else None,
+        "note": NOTES.get(message.reason) if message.state == PeerMessage.State.QUEUED else None,
     }
 
 

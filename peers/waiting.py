@@ -21,8 +21,8 @@ from chats.models import Chat
 from kernel import events
 from peers import actions
 from peers.actions.record import HOPELESS
-from peers.models import PeerMessage
-from peers.selectors import inbox
+from peers.models import PERSON_HOLDS, Notice, PeerMessage
+from peers.selectors import inbox, untold_notices
 
 logger = logging.getLogger(__name__)
 RECHECK_SECONDS = 2.0
@@ -143,7 +143,7 @@ def answer_or_give_up(message: PeerMessage):
     if answer is not None:
         return answer
     message.refresh_from_db(fields=["state", "reason"])
-    held = message.reason == PeerMessage.Reason.HELD
+    held = message.reason in PERSON_HOLDS
     return GAVE_UP if message.state in HOPELESS or held else None
 
 
@@ -160,10 +160,17 @@ def check_inbox_poll(chat: Chat, wait: float) -> float:
     return min(max(wait, 0.0), LONGEST_POLL)
 
 
-async def poll_inbox(chat: Chat, *, wait: float) -> list[PeerMessage]:
-    """The agent's inbox (REST and MCP): checked, then as wait_for_inbox."""
+async def poll_inbox(chat: Chat, *, wait: float) -> tuple[list[PeerMessage], list[Notice]]:
+    """The agent's inbox (REST and MCP): checked, then its messages and its untold
+    notices, as soon as either is there or `wait` seconds have passed."""
     wait = await sync_to_async(check_inbox_poll)(chat, wait)
-    return await wait_for_inbox(chat, wait=wait)
+    found = await until(lambda: inbox_now(chat), group=events.inbox_group(chat.pk), seconds=wait)
+    return found or ([], [])
+
+
+def inbox_now(chat: Chat) -> tuple[list[PeerMessage], list[Notice]] | None:
+    messages, notices = inbox(chat), list(untold_notices(chat))
+    return (messages, notices) if messages or notices else None
 
 
 async def wait_for_inbox(chat: Chat, *, wait: float) -> list[PeerMessage]:

@@ -12,7 +12,14 @@ from agents.hooks.payloads import Event, HookPayload
 from chats import actions as chat_actions
 from chats import runners
 from chats.models import Chat, Entry
-from peers.actions import deliver_as_finished, deliver_between_steps, do_attached_prompt
+from peers.actions import (
+    deliver_as_finished,
+    deliver_between_steps,
+    do_attached_prompt,
+    has_notices,
+    take_notices,
+)
+from peers.actions.notices import frame_notices
 from peers.framing import frame_all
 from peers.models import PeerMessage
 from peers.selectors import waiting_for_delivery
@@ -47,14 +54,23 @@ def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
     if text.startswith(OWN_BLOCK) or not runners.is_attached(chat):
         return {}
     delivered = do_attached_prompt(chat, prompt=text, session_id=payload.session_id)
-    return cli.context(payload.hook_event_name, frame_all(delivered)) if delivered else {}
+    context = with_notices(chat, frame_all(delivered)) if chat.peers else ""
+    return cli.context(payload.hook_event_name, context) if context else {}
 
 
 def after_step(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
-    if not chat.peers or not has_pending(chat):
+    if not chat.peers:
         return {}
-    delivered = deliver_between_steps(chat)
-    return cli.context(payload.hook_event_name, frame_all(delivered)) if delivered else {}
+    delivered = deliver_between_steps(chat) if has_pending(chat) else []
+    context = with_notices(chat, frame_all(delivered))
+    return cli.context(payload.hook_event_name, context) if context else {}
+
+
+def with_notices(chat: Chat, framed: str) -> str:
+    """What the agent is told at this step: the later turns of the messages it sent
+    (peers.actions.notices), then the messages it receives."""
+    notices = frame_notices(take_notices(chat)) if has_notices(chat) else ""
+    return "\n\n".join(part for part in (notices, framed) if part)
 
 
 def finishing(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
@@ -62,7 +78,7 @@ def finishing(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
         delivered = deliver_as_finished(chat)
         if delivered:
             mark_kept_going(chat, len(delivered))
-            return cli.block(frame_all(delivered))
+            return cli.block(with_notices(chat, frame_all(delivered)))
     end_attached_turn(chat, final_text=payload.final_text)
     return {}
 

@@ -28,10 +28,21 @@ def check_create_chat(user, *, spec: ChatCreate) -> tuple[Chat, str]:
     fields = {**spec.model_dump(), "folder": folder}
     if fields["peers"] is None:
         fields["peers"] = user.peers_for_new_chats
+    if fields["inbound"] is None:
+        fields["inbound"] = default_inbound(user, spec.agent, spec.permission_mode)
     try:
         return do_create_chat(user, **fields)
     except IntegrityError:
         raise Refusal("name_taken", f"You already have a chat named {spec.name!r}.") from None
+
+
+def default_inbound(user, agent: str, permission_mode: str) -> str:
+    """The account's choice (Settings), else `ask` for a chat that bypasses approvals."""
+    if user.inbound_for_new_chats:
+        return user.inbound_for_new_chats
+    if agent_kinds.bypasses_approvals(agent, permission_mode):
+        return Chat.Inbound.ASK
+    return Chat.Inbound.ACCEPT
 
 
 def check_chat_template(user, spec) -> str:

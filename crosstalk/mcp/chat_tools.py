@@ -32,7 +32,9 @@ def update_chat(caller: Caller, spec: UpdateChatInput) -> Answer:
 
 CHAT_FIELDS = (
     "`name`, `repository`, `branch`, `agent` (demo, claude-code, codex, gemini, command), "
-    "`model`, `permission_mode`, `peers` (agent-to-agent on or off), `origin`, `folder` "
+    "`model`, `permission_mode`, `peers` (agent-to-agent on or off), `inbound` (`accept` or "
+    "`ask`; absent: your default, else `ask` for a mode that bypasses approvals), `origin`, "
+    "`folder` "
     "(a working folder inside your own, `<root>/<username>/`, absolute or relative to it), "
     "`command`"
 )
@@ -51,7 +53,8 @@ TOOLS = [
     Tool(
         "update_chat",
         "Change a chat (`chat`: its id): any of `name`, `peers`, `model`, `permission_mode`, "
-        "`folder` (another of your working folders).",
+        "`folder` (another of your working folders), `inbound` (`accept`, or `ask`: other "
+        "chats' messages wait for your approval).",
         UpdateChatInput,
         update_chat,
     ),

@@ -11,10 +11,13 @@
   give_back_failed, hold_for_person and fail_delivery, in its order)
 - limits: the counters a send is held to, and changing the limits
 - counters: the per-minute rows those counters sum, and their pruning
+- approval: the person approves or denies a message to an `ask` chat
+- notices: the sender hears every later turn of its message (tell_sender, take_notices)
 - record: the activity log and the live push of a message
 """
 
 from peers.actions.answers import answer_from_final_text
+from peers.actions.approval import check_approve_message, check_deny_message
 from peers.actions.attached import do_attached_prompt
 from peers.actions.cancel import check_cancel_message, no_message
 from peers.actions.chat_state import check_stop_chat, check_update_chat, do_set_peers
@@ -40,6 +43,7 @@ from peers.actions.list_read import (
     check_takes_part,
 )
 from peers.actions.locking import lock_account
+from peers.actions.notices import has_notices, notices_for_turn, take_notices, tell_sender
 from peers.actions.record import (
     input_refusals_recorded,
     publish_message,
@@ -51,7 +55,9 @@ from peers.actions.send import Outgoing, check_send_as_person, check_send_messag
 __all__ = [
     "Outgoing",
     "answer_from_final_text",
+    "check_approve_message",
     "check_cancel_message",
+    "check_deny_message",
     "check_connect_chats",
     "check_list_chats",
     "check_mark_seen",
@@ -72,10 +78,12 @@ __all__ = [
     "fail_delivery",
     "give_back_failed",
     "give_back_stopped",
+    "has_notices",
     "hold_for_person",
     "input_refusals_recorded",
     "lock_account",
     "no_message",
+    "notices_for_turn",
     "publish_message",
     "record",
     "record_refusal",
@@ -83,4 +91,6 @@ __all__ = [
     "send_on_queue",
     "take_awaited_answer",
     "take_for_turn",
+    "take_notices",
+    "tell_sender",
 ]

@@ -6,6 +6,7 @@ from django.utils import timezone
 from accounts.models import User
 from kernel.refusals import Refusal
 from peers.actions.locking import lock_messages
+from peers.actions.notices import CANCELLED, REMOVED, tell_sender
 from peers.actions.record import publish_message, record, record_refusal
 from peers.models import Activity, PeerMessage
 
@@ -59,3 +60,4 @@ def do_cancel_message(message: PeerMessage) -> None:
         now=now,
     )
     publish_message(message)
+    tell_sender(message, REMOVED if removed else CANCELLED)

@@ -12,6 +12,7 @@ from chats import actions as chat_actions
 from chats.models import Chat, Entry, Turn
 from peers import delivery_table
 from peers.actions.locking import lock_account, lock_messages
+from peers.actions.notices import HELD, NOT_DELIVERED, tell_sender
 from peers.actions.record import publish_message
 from peers.models import Activity, PeerMessage
 from peers.selectors import waiting_for_delivery
@@ -120,7 +121,7 @@ def send_on_queue(chat: Chat) -> Turn | None:
         )
 
 
-def requeue(query, route: delivery_table.Route) -> None:
+def requeue(query, route: delivery_table.Route) -> list[PeerMessage]:
     messages = list(query)
     now = timezone.now()
     PeerMessage.objects.filter(pk__in=[m.pk for m in messages]).update(
@@ -129,12 +130,15 @@ def requeue(query, route: delivery_table.Route) -> None:
     for message in messages:
         message.state, message.reason = route.state, route.reason
         publish_message(message)
+    return messages
 
 
 def hold_for_person(chat: Chat) -> None:
     """Stop holds: nothing restarts a chat the person stopped (or whose turn
-    failed); a waiting sender stops waiting. The caller holds a transaction."""
-    requeue(waiting_for_delivery(chat), delivery_table.HELD_UNTIL_YOU_WRITE)
+    failed); a waiting sender stops waiting, and each sending agent hears. The caller
+    holds a transaction."""
+    for message in requeue(waiting_for_delivery(chat), delivery_table.HELD_UNTIL_YOU_WRITE):
+        tell_sender(message, HELD)
 
 
 def fail_delivery(turn: Turn, note: str, *, reason: str = Reason.AGENT_UNAVAILABLE) -> None:
@@ -156,6 +160,7 @@ def fail_delivery(turn: Turn, note: str, *, reason: str = Reason.AGENT_UNAVAILAB
             message.note = note[:300]
             publish_message(message)
             tell_sender_not_sent(message, note)
+            tell_sender(message, NOT_DELIVERED, why=note)
 
 
 def tell_sender_not_sent(message: PeerMessage, note: str) -> None:

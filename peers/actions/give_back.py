@@ -18,6 +18,7 @@ from chats import actions as chat_actions
 from chats.models import Chat, Entry, Turn
 from peers import delivery_table
 from peers.actions.locking import lock_messages
+from peers.actions.notices import HELD, NOT_DELIVERED, tell_sender
 from peers.actions.record import publish_message
 from peers.models import PeerMessage
 from peers.selectors import is_reachable, reach_since
@@ -58,10 +59,14 @@ def give_back_taken(turn: Turn, *, why: str, reason: str) -> list[PeerMessage]:
         chat = Chat.objects.get(pk=turn.chat_id)
         if is_reachable(chat, since=reach_since()):
             hold_again(messages, note=why)
+            state, note = HELD, why
         else:
             note = CANNOT_TAKE.format(why=why, chat=chat.name)
             not_delivered(messages, note=note, reason=reason)
+            state = NOT_DELIVERED
         tell_senders(chat, messages, why=why)
+        for message in messages:
+            tell_sender(message, state, why=note)
     return messages
 
 

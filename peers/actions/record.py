@@ -13,7 +13,7 @@ from chats.models import Chat
 from chats.selectors import account_chats
 from kernel import events
 from kernel.refusals import Refusal
-from peers.models import Activity, PeerMessage
+from peers.models import PERSON_HOLDS, Activity, PeerMessage
 
 
 def record(
@@ -106,14 +106,12 @@ def message_groups(message: PeerMessage, *, new: bool = False) -> list[str]:
     those: each group is one more trip to the channel layer on a send. A message just
     sent has no waiter of its own unless its sender waits (waiting_until is set)."""
     groups = []
-    ends_a_wait = not new and (
-        message.state in HOPELESS or message.reason == PeerMessage.Reason.HELD
-    )
+    ends_a_wait = not new and (message.state in HOPELESS or message.reason in PERSON_HOLDS)
     if message.waiting_until is not None or ends_a_wait:  # its sender may wait on it
         groups.append(events.message_group(message.pk))
     if message.reply_to_id and message.reason == PeerMessage.Reason.AWAITED:
         groups.append(events.message_group(message.reply_to_id))  # the answer it waits for
-    if message.to_chat_id and message.is_waiting and message.reason != PeerMessage.Reason.HELD:
+    if message.to_chat_id and message.is_waiting and message.reason not in PERSON_HOLDS:
         groups.append(events.inbox_group(message.to_chat_id))
     return groups
 

@@ -26,8 +26,9 @@ from peers.actions.limits import (
     limits_current,
 )
 from peers.actions.locking import lock_for_send
+from peers.actions.notices import ANSWERED, tell_sender
 from peers.actions.record import publish_message, record_refusal
-from peers.delivery_table import TO_YOU, Route, route_for
+from peers.delivery_table import HELD, TO_YOU, Route, asks_first, route_for
 from peers.limits import current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage
 from peers.selectors import is_reachable, reach_since
@@ -140,7 +141,8 @@ def checked_send(
     turn = running_turn(out.from_chat) if out.by_agent else None
     chain, hop = chain_of(out, turn, parent)
     now = timezone.now()
-    route = route_for(recipient, awaited=is_awaited(parent, recipient, now))
+    asks = asks_first(out.from_chat, recipient, by_agent=out.by_agent)
+    route = route_for(recipient, awaited=is_awaited(parent, recipient, now), asks=asks)
     wakes = route.wakes and chat_actions.requested_for_messages(recipient) is None
     check_limits(out, recipient, chain=chain, wakes=wakes, now=now, limits=limits)
     wait = min(max(wait_seconds, 0), limits.max_wait_seconds)
@@ -310,7 +312,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     message._state.adding, message._state.db = False, "default"
     note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:
-        PeerMessage.objects.filter(pk=send.parent.pk, answer__isnull=True).update(answer=message)
+        tell_answered(send.parent, message, awaited=send.route.reason == PeerMessage.Reason.AWAITED)
     if not send.out.by_agent:
         # The person writing counts as writing to both chats: a fresh "without you".
         written = [c.pk for c in (send.out.from_chat, send.recipient) if c is not None]
@@ -323,9 +325,18 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     return message
 
 
+def tell_answered(parent: PeerMessage, answer: PeerMessage, *, awaited: bool) -> None:
+    """The parent's first answer; its sender hears (unless its waiting call takes it)."""
+    first = PeerMessage.objects.filter(pk=parent.pk, answer__isnull=True).update(answer=answer)
+    if first and not awaited:
+        parent.answer = answer
+        tell_sender(parent, ANSWERED)
+
+
 def new_message(send: PreparedSend) -> PeerMessage:
     out, route, now = send.out, send.route, send.now
-    waits = send.wait_seconds > 0 and out.from_chat is not None and route.path != "held"
+    on_hold = route.path in (HELD, PeerMessage.Reason.AWAITING_APPROVAL)
+    waits = send.wait_seconds > 0 and out.from_chat is not None and not on_hold
     delivered = route.state == PeerMessage.State.DELIVERED
     message = PeerMessage(
         user=out.user,

@@ -40,6 +40,12 @@ class CancelInput(Input):
     message: str
 
 
+class DecideInput(Input):
+    """approve_peer_message / deny_peer_message: the message awaiting your approval."""
+
+    message: str
+
+
 class UpdateChatInput(ChatUpdate):
     chat: str
 

@@ -6,6 +6,8 @@ send_peer_message    POST /api/v1/messages
 read_peers           GET /api/v1/messages[?chat=&state=&q=]
 set_peer_reach       PATCH /api/v1/chats/{id} {"peers": …}
 cancel_peer_message  POST /api/v1/messages/{id}/cancel
+approve_peer_message POST /api/v1/messages/{id}/approve
+deny_peer_message    POST /api/v1/messages/{id}/deny
 
 start_chat and update_chat, the twins of POST and PATCH /api/v1/chats, live beside those
 routes at the top (crosstalk.mcp.chat_tools): starting a chat may need origins."""
@@ -21,6 +23,7 @@ from peers.inputs import ConnectInput, PersonMessageInput
 from peers.mcp import text
 from peers.mcp.inputs import (
     CancelInput,
+    DecideInput,
     ListPeerChatsInput,
     ReadPeersInput,
     SetPeerReachInput,
@@ -98,6 +101,16 @@ def cancel_peer_message(caller: Caller, spec: CancelInput) -> Answer:
     return Answer(f"{body['id']}: {body['words']}.", body)
 
 
+def approve_peer_message(caller: Caller, spec: DecideInput) -> Answer:
+    body = message_json(actions.check_approve_message(caller.user, message_id=spec.message))
+    return Answer(f"Approved {body['id']}: {body['words']}.", body)
+
+
+def deny_peer_message(caller: Caller, spec: DecideInput) -> Answer:
+    body = message_json(actions.check_deny_message(caller.user, message_id=spec.message))
+    return Answer(f"Denied {body['id']}: {body['words']}.", body)
+
+
 TOOLS = [
     Tool(
         "list_peer_chats",
@@ -149,5 +162,20 @@ TOOLS = [
         "it from a queue. A delivered message cannot be cancelled.",
         CancelInput,
         cancel_peer_message,
+    ),
+    Tool(
+        "approve_peer_message",
+        "Approve a message awaiting your approval (`message`: its id; it went to a chat whose "
+        "`inbound` is `ask`): it goes on by the fastest path that chat offers now, and its "
+        "sender is told. Any other message: not_awaiting_approval.",
+        DecideInput,
+        approve_peer_message,
+    ),
+    Tool(
+        "deny_peer_message",
+        "Deny a message awaiting your approval (`message`: its id): it is cancelled with "
+        "`detail: denied` and never reaches that chat; its sender is told.",
+        DecideInput,
+        deny_peer_message,
     ),
 ]

@@ -174,6 +174,8 @@ PERSON_ROUTES = [
     ("GET", "/api/v1/messages?chat={chat}", None),
     ("GET", "/api/v1/messages/{message}", None),
     ("POST", "/api/v1/messages/{message}/cancel", None),
+    ("POST", "/api/v1/messages/{message}/approve", None),
+    ("POST", "/api/v1/messages/{message}/deny", None),
     ("GET", "/api/v1/activity?chat={chat}", None),
 ]
 

@@ -22,6 +22,8 @@ PERSON_TOOLS = [
     "read_peers",
     "set_peer_reach",
     "cancel_peer_message",
+    "approve_peer_message",
+    "deny_peer_message",
     "start_chat",
     "update_chat",
 ]

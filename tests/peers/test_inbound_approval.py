@@ -12,6 +12,7 @@ from peers.selectors import inbox, waiting_for_delivery
 from peers.serializers import message_json, sent_json
 from tests.conftest import ApiClient, make_chat
 from tests.peers.conftest import reachable, running
+from tests.peers.test_mcp_tools import answered, api_token, mcp, person, refusal_of, tool_names
 
 State = PeerMessage.State
 
@@ -22,6 +23,9 @@ def ask(chat: Chat) -> Chat:
 
 def send(sender, recipient, text="which port?", **kwargs):
     return actions.check_send_message(sender, to=recipient.pk, text=text, **kwargs)
+
+
+__all__ = ["person"]  # the fixture, shared
 
 
 @pytest.fixture
@@ -210,3 +214,45 @@ def test_a_chat_key_cannot_switch_its_own_inbound(asking):
     assert response.status_code == 401
     asking.refresh_from_db()
     assert asking.inbound == "ask"
+
+
+# MCP ----------------------------------------------------------------------------
+
+
+def test_mcp_update_chat_sets_inbound_as_rest_does(person, owner_api, recipient):
+    updated = answered(mcp(person, "update_chat", {"chat": recipient.pk, "inbound": "ask"}))
+    assert updated == owner_api.call("GET", f"/api/v1/chats/{recipient.pk}").json()
+    assert updated["inbound"] == "ask"
+    bad = refusal_of(mcp(person, "update_chat", {"chat": recipient.pk, "inbound": "-x"}))
+    assert bad["code"] == "invalid_input"
+
+
+def test_mcp_approve_and_deny_answer_as_rest_does(person, owner_api, sender, asking):
+    first, second = send(sender, asking, "one"), send(sender, asking, "two")
+    approved = answered(mcp(person, "approve_peer_message", {"message": first.pk}))
+    denied = answered(mcp(person, "deny_peer_message", {"message": second.pk}))
+    assert approved == owner_api.call("GET", f"/api/v1/messages/{first.pk}").json()
+    assert denied == owner_api.call("GET", f"/api/v1/messages/{second.pk}").json()
+    assert denied["detail"] == "denied"
+    again = refusal_of(mcp(person, "deny_peer_message", {"message": second.pk}))
+    rest = owner_api.call("POST", f"/api/v1/messages/{second.pk}/deny").json()
+    assert again == rest and again["code"] == "not_awaiting_approval"
+
+
+def test_mcp_another_accounts_message_reads_as_missing(outsider, sender, asking):
+    message = send(sender, asking)
+    token = api_token(outsider)
+    for tool in ("approve_peer_message", "deny_peer_message"):
+        theirs = refusal_of(mcp(token, tool, {"message": message.pk}))
+        missing = refusal_of(mcp(token, tool, {"message": "msg_0000000000000000"}))
+        assert theirs == missing and theirs["code"] == "no_message"
+
+
+def test_mcp_a_chat_key_has_no_approval_tools(sender, asking):
+    message = send(sender, asking)
+    for key in (sender.agent_key, asking.agent_key):
+        assert "approve_peer_message" not in tool_names(key)
+        refused = refusal_of(mcp(key, "approve_peer_message", {"message": message.pk}))
+        assert refused["code"] == "not_found"
+    message.refresh_from_db()
+    assert message.reason == "awaiting_approval"

@@ -21,7 +21,12 @@ def notice_of(message_id: str, state: str) -> str:
 
 
 def test_claude_hears_its_message_approved_and_denied_at_its_next_step(
-    claude_cli, messenger, crosstalk, sender, cli_home, cli_workdir
+    claude_cli,
+    messenger,
+    crosstalk,
+    sender,
+    cli_home,
+    cli_workdir,  # noqa: F811 (fixtures)
 ):
     attached = crosstalk.new_chat("api-claude", "claude-code")
     key = crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)

@@ -69,6 +69,14 @@ def do_set_peers_for_new_chats(user: User, *, enabled: bool) -> None:
     user.save(update_fields=["peers_for_new_chats"])
 
 
+def do_set_inbound_defaults(user: User, *, inbound: str, ask_when_more_permissive: bool) -> None:
+    """New chats' inbound (blank: by their permission mode), and whether a message to a
+    chat more permissive than its sender always asks."""
+    user.inbound_for_new_chats = inbound
+    user.ask_when_more_permissive = ask_when_more_permissive
+    user.save(update_fields=["inbound_for_new_chats", "ask_when_more_permissive"])
+
+
 def user_for_api_token(secret: str) -> User | None:
     token = ApiToken.objects.select_related("user").filter(digest=keys.digest(secret)).first()
     if token is None or not token.user.is_active:

@@ -24,6 +24,17 @@ class PeersDefaultForm(forms.Form):
     )
 
 
+class InboundDefaultsForm(forms.Form):
+    inbound_for_new_chats = forms.ChoiceField(
+        label=User._meta.get_field("inbound_for_new_chats").verbose_name,
+        choices=User.NewInbound.choices,
+        required=False,
+    )
+    ask_when_more_permissive = forms.BooleanField(
+        label=User._meta.get_field("ask_when_more_permissive").verbose_name, required=False
+    )
+
+
 class ApiTokenCreateForm(forms.Form):
     name = forms.CharField(
         max_length=ApiToken._meta.get_field("name").max_length,

@@ -15,10 +15,17 @@ from accounts.actions import (
     do_create_api_token,
     do_remove_model_credential,
     do_revoke_api_token,
+    do_set_inbound_defaults,
     do_set_peers_for_new_chats,
     do_signup,
 )
-from accounts.forms import ApiTokenCreateForm, ModelCredentialForm, PeersDefaultForm, SignupForm
+from accounts.forms import (
+    ApiTokenCreateForm,
+    InboundDefaultsForm,
+    ModelCredentialForm,
+    PeersDefaultForm,
+    SignupForm,
+)
 
 SETTINGS_TEMPLATE = "accounts/settings.html"
 
@@ -72,6 +79,7 @@ def render_settings(request, partial: str = "", **context) -> HttpResponse:
         "peers_form",
         PeersDefaultForm(initial={"peers_for_new_chats": request.user.peers_for_new_chats}),
     )
+    context.setdefault("inbound_form", InboundDefaultsForm(initial=inbound_defaults(request.user)))
     context.setdefault("token_form", ApiTokenCreateForm())
     context.setdefault("credential_form", ModelCredentialForm())
     context["tokens"] = request.user.api_tokens.all()
@@ -98,6 +106,30 @@ def set_peers_default(request) -> HttpResponse:
         request,
         "Saved: agent-to-agent messaging is " + ("on" if enabled else "off") + " for new chats.",
     )
+    return redirect("settings")
+
+
+def inbound_defaults(user) -> dict:
+    return {
+        "inbound_for_new_chats": user.inbound_for_new_chats,
+        "ask_when_more_permissive": user.ask_when_more_permissive,
+    }
+
+
+@require_POST
+@login_required
+def set_inbound_defaults(request) -> HttpResponse:
+    form = InboundDefaultsForm(request.POST)
+    if not form.is_valid():
+        return render_settings(request, "inbound-card", inbound_form=form)
+    do_set_inbound_defaults(
+        request.user,
+        inbound=form.cleaned_data["inbound_for_new_chats"],
+        ask_when_more_permissive=form.cleaned_data["ask_when_more_permissive"],
+    )
+    if request.htmx:
+        return render_settings(request, "inbound-card", inbound_form=form, inbound_saved=True)
+    messages.success(request, "Saved: who may message your new chats without asking.")
     return redirect("settings")
 
 

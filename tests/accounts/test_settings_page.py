@@ -49,3 +49,25 @@ def test_it_answers_htmx_with_the_card_only(owner_client, owner):
 def test_it_leaves_other_accounts_alone(owner_client, outsider):
     owner_client.post("/settings/peers/", {"peers_for_new_chats": "on"})
     assert User.objects.get(pk=outsider.pk).peers_for_new_chats is False
+
+
+def test_it_sets_the_inbound_defaults_of_new_chats(owner_client, owner):
+    page = owner_client.get("/settings/").content.decode()
+    assert 'name="inbound_for_new_chats"' in page and 'name="ask_when_more_permissive"' in page
+    response = owner_client.post("/settings/inbound/", {"inbound_for_new_chats": "ask"})
+    assert response.status_code == 302
+    owner.refresh_from_db()
+    assert (owner.inbound_for_new_chats, owner.ask_when_more_permissive) == ("ask", False)
+    owner_client.post(
+        "/settings/inbound/", {"inbound_for_new_chats": "", "ask_when_more_permissive": "on"}
+    )
+    owner.refresh_from_db()
+    assert (owner.inbound_for_new_chats, owner.ask_when_more_permissive) == ("", True)
+
+
+def test_it_refuses_an_unknown_inbound_default(owner_client, owner):
+    for value in ("maybe", "-ask", "ask\x00"):
+        response = owner_client.post("/settings/inbound/", {"inbound_for_new_chats": value})
+        assert response.status_code in (200, 400)
+    owner.refresh_from_db()
+    assert owner.inbound_for_new_chats == ""

@@ -5,14 +5,17 @@ both, once, as notices naming each message and its new state."""
 
 import json
 
+from tests.agentcli import test_attach_clis as attach
 from tests.agentcli.headless import claude_turn
-from tests.agentcli.test_attach_clis import (  # noqa: F401 (fixtures)
-    crosstalk,
-    messenger,
-    release_db_thread_connection,
-    sender,
-    served,
+
+# The attach tests' fixtures: one live server for the module, a person each test.
+served, crosstalk, sender, messenger = (
+    attach.served,
+    attach.crosstalk,
+    attach.sender,
+    attach.messenger,
 )
+release_db_thread_connection = attach.release_db_thread_connection
 
 
 def notice_of(message_id: str, state: str) -> str:
@@ -26,7 +29,7 @@ def test_claude_hears_its_message_approved_and_denied_at_its_next_step(
     crosstalk,
     sender,
     cli_home,
-    cli_workdir,  # noqa: F811 (fixtures)
+    cli_workdir,
 ):
     attached = crosstalk.new_chat("api-claude", "claude-code")
     key = crosstalk.agent_config("api-claude", "claude-code", cli_workdir, cli_home)

@@ -84,7 +84,8 @@ async def message_chat(request, spec: MessageChatInput):
     return Status(201, sent_json(message, answer))
 
 
-@agent.get("/agent/inbox", response={200: InboxOut, **problems(400, 401, 403)})
+# `notices` is there only when there are some: an empty inbox reads {"items": [], "count": 0}.
+@agent.get("/agent/inbox", response={200: InboxOut, **problems(400, 401, 403)}, exclude_unset=True)
 async def inbox(request, wait: Seconds = 0):
     """Messages to this chat not yet seen and not held, oldest first, and the notices of
     its sent messages not told yet; long-polls `wait` seconds (at most 60) for the first."""
@@ -92,7 +93,11 @@ async def inbox(request, wait: Seconds = 0):
     return inbox_json(messages, notices)
 
 
-@agent.post("/agent/inbox/seen", response={200: InboxOut, **problems(400, 401, 403, 413)})
+@agent.post(
+    "/agent/inbox/seen",
+    response={200: InboxOut, **problems(400, 401, 403, 413)},
+    exclude_unset=True,
+)
 def mark_seen(request, seen: SeenInput):
     """Marking seen is what delivers an inbox message (path inbox) or tells a notice;
     reading never does. `ids` may name both."""

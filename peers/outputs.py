@@ -55,11 +55,12 @@ class NoticeOut(Output):
 
 
 class InboxOut(Output):
-    """The agent's inbox: messages (items, count) and the notices it was not told yet."""
+    """The agent's inbox: messages (items, count) and the notices it was not told yet
+    (the key only when there are some)."""
 
     items: list[MessageOut]
     count: int
-    notices: list[NoticeOut]
+    notices: list[NoticeOut] = Field(default_factory=list)
 
 
 class HowFast(Output):

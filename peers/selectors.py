@@ -107,6 +107,13 @@ def untold_notices(chat: Chat):
     return Notice.objects.filter(chat=chat, told_at__isnull=True).order_by("created_at", "id")
 
 
+def anything_for_agent(chat: Chat) -> bool:
+    """A pending message or an untold notice? One look (a step's hook asks it each time)."""
+    pending = waiting_for_delivery(chat).filter(state=State.PENDING).order_by().values_list("pk")
+    notices = untold_notices(chat).order_by().values_list("pk")
+    return bool(pending.union(notices, all=True).order_by()[:1])
+
+
 def messages_of_chat(user, chat: Chat):
     """A chat's peer messages, both ways, newest first."""
     return PeerMessage.objects.filter(

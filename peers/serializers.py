@@ -65,10 +65,11 @@ def notice_json(notice: Notice) -> dict:
 
 
 def inbox_json(messages: list[PeerMessage], notices: list[Notice]) -> dict:
-    return {
-        **listing([message_json(message) for message in messages]),
-        "notices": [notice_json(notice) for notice in notices],
-    }
+    """The agent's inbox; `notices` only when there are some (the older shape otherwise)."""
+    body = listing([message_json(message) for message in messages])
+    if notices:
+        body["notices"] = [notice_json(notice) for notice in notices]
+    return body
 
 
 def activity_json(row: Activity) -> dict:

@@ -22,7 +22,7 @@ from peers.actions import (
 from peers.actions.notices import frame_notices
 from peers.framing import frame_all
 from peers.models import PeerMessage
-from peers.selectors import waiting_for_delivery
+from peers.selectors import anything_for_agent, waiting_for_delivery
 
 PROMPT_LINE = (
     "You can reach the other agent chats of your person through the `crosstalk` MCP "
@@ -59,9 +59,9 @@ def prompt(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
 
 
 def after_step(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
-    if not chat.peers:
+    if not chat.peers or not anything_for_agent(chat):
         return {}
-    delivered = deliver_between_steps(chat) if has_pending(chat) else []
+    delivered = deliver_between_steps(chat)
     context = with_notices(chat, frame_all(delivered))
     return cli.context(payload.hook_event_name, context) if context else {}
 

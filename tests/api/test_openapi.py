@@ -19,6 +19,8 @@ OPERATIONS = {
     ("post", "/api/v1/messages"),
     ("get", "/api/v1/messages/{message_id}"),
     ("post", "/api/v1/messages/{message_id}/cancel"),
+    ("post", "/api/v1/messages/{message_id}/approve"),
+    ("post", "/api/v1/messages/{message_id}/deny"),
     ("get", "/api/v1/activity"),
     ("get", "/api/v1/agent/chats"),
     ("get", "/api/v1/agent/chats/{chat_id}"),

@@ -18,6 +18,7 @@ CHAT_FIELDS = {
     "origin",
     "status",
     "peers",
+    "inbound",
     "last_ran_at",
     "last_asked",
     "last_answered",

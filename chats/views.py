@@ -16,12 +16,12 @@ from django.db.models import Case, F, When
 from django.db.models.functions import Lower
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
 from chats import agent_kinds
-from chats.actions import check_create_chat, check_prompt
-from chats.inputs import ChatCreate
+from chats.actions import check_create_chat, check_prompt, check_update_chat
+from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat
 from chats.selectors import access_chat, account_chats, get_latest_entries
 from kernel.inputs import parse
@@ -200,3 +200,21 @@ def composer(request: HttpRequest, chat: Chat, form: PromptForm, *, sent: bool) 
     """The composer partial after a POST (htmx swaps only 2xx: a refusal is a 200 form)."""
     response = render(request, "chats/chat.html#composer", {"chat": chat, "prompt_form": form})
     return trigger_client_event(response, f"live-entry-{chat.pk}") if sent else response
+
+
+@login_required
+@require_POST
+def set_inbound(request: HttpRequest, chat_id: str) -> HttpResponse:
+    """The ⋯ menu's and the Peers tab's "Ask me first": `inbound` says the new value,
+    absent it toggles."""
+    chat = chat_or_404(request, chat_id)
+    wanted = request.POST.get("inbound")
+    if wanted is None:
+        wanted = Chat.Inbound.ACCEPT if chat.inbound == Chat.Inbound.ASK else Chat.Inbound.ASK
+    try:
+        check_update_chat(request.user, chat, spec=parse(ChatUpdate, {"inbound": wanted}))
+    except Refusal:
+        return HttpResponse("inbound: accept or ask.", status=400, content_type="text/plain")
+    if not request.htmx:
+        return redirect("chat-page", chat_id=chat.pk)
+    return trigger_client_event(HttpResponse(status=204), f"live-chat-{chat.pk}")

@@ -25,6 +25,19 @@ class ChatIdConverter:
 
 register_converter(ChatIdConverter, "chat_id")
 
+
+class DecisionConverter:
+    regex = "approve|deny"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return str(value)
+
+
+register_converter(DecisionConverter, "decision")
+
 chat_routes = [
     path("", chat_page.chat_page, name="chat-page"),
     path("header/", chat_views.chat_header, name="chat-header"),
@@ -35,12 +48,20 @@ chat_routes = [
     path("peers/connect/", chat_page.connect, name="peers-connect"),
     path("peers/send/", chat_page.send, name="peers-send"),
     path("stop/", peer_views.stop_chat, name="chat-stop"),
+    # Inbound accept / ask (the ⋯ menu and the Peers tab).
+    path("inbound/", chat_views.set_inbound, name="chat-inbound"),
     # The Send form's status line of one message, refetched live.
     path("messages/<str:message_id>/", peer_views.sent_status, name="peers-sent"),
     path(
         "messages/<str:message_id>/cancel/",
         peer_views.cancel_message,
         name="peers-cancel",
+    ),
+    # A card's Approve / Deny of a message awaiting approval.
+    path(
+        "messages/<str:message_id>/<decision:decision>/",
+        peer_views.decide_message,
+        name="peers-decide",
     ),
     path("attach/", agent_views.AttachPanelView.as_view(), name="attach-panel"),
 ]

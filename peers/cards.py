@@ -44,6 +44,8 @@ class Card:
     trail: str
     held: bool
     held_here: bool
+    # Waits for the person's Approve or Deny (its chat's inbound is `ask`).
+    awaiting_approval: bool
     cancellable: bool
     not_answered_yet: bool
     answer_refused: str
@@ -71,6 +73,7 @@ def card_for(message: PeerMessage, chat: Chat) -> Card:
         trail=trail(message),
         held=message.is_held,
         held_here=message.is_held and not outgoing,
+        awaiting_approval=message.is_awaiting_approval,
         cancellable=message.is_cancellable,
         not_answered_yet=unanswered and message.state == PeerMessage.State.DELIVERED,
         answer_refused="" if answer else message.answer_refused,

@@ -178,6 +178,10 @@ class PeerMessage(models.Model):
         return self.state == self.State.QUEUED and self.reason == self.Reason.HELD
 
     @property
+    def is_awaiting_approval(self) -> bool:
+        return self.state == self.State.QUEUED and self.reason == self.Reason.AWAITING_APPROVAL
+
+    @property
     def answered(self) -> bool:
         return self.answer_id is not None
 

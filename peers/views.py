@@ -17,7 +17,12 @@ from chats.models import Chat
 from chats.selectors import account_chats
 from chats.views import chat_or_404
 from kernel.refusals import Refusal
-from peers.actions import check_cancel_message, check_stop_chat
+from peers.actions import (
+    check_approve_message,
+    check_cancel_message,
+    check_deny_message,
+    check_stop_chat,
+)
 from peers.cards import card_for
 from peers.chat_page import after_chat_change, refused
 from peers.models import Activity, PeerMessage
@@ -61,6 +66,28 @@ def cancel_message(request: HttpRequest, chat_id: str, message_id: str) -> HttpR
     message = message_of_chat_or_404(request, chat, message_id)
     try:
         check_cancel_message(request.user, message_id=message.pk)
+    except Refusal as refusal:
+        refused(refusal)
+        return cancel_refused(request, chat, refusal)
+    if not request.htmx:
+        return redirect("chat-page", chat_id=chat.pk)
+    return trigger_client_event(HttpResponse(""), "live-message")
+
+
+DECISIONS = {"approve": check_approve_message, "deny": check_deny_message}
+
+
+@login_required
+@require_POST
+def decide_message(
+    request: HttpRequest, chat_id: str, message_id: str, decision: str
+) -> HttpResponse:
+    """A card's Approve or Deny (the conversation's and the Peers tab's); answers the
+    buttons' slot (empty, or the refusal), as Cancel does."""
+    chat = chat_or_404(request, chat_id)
+    message = message_of_chat_or_404(request, chat, message_id)
+    try:
+        DECISIONS[decision](request.user, message_id=message.pk)
     except Refusal as refusal:
         refused(refusal)
         return cancel_refused(request, chat, refusal)

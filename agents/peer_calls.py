@@ -19,6 +19,17 @@ async def notices_for_turn(turn: Turn) -> str:
     return await in_db_thread(actions.notices_for_turn)(turn)
 
 
+async def take_notices(chat: Chat) -> list[str]:
+    """The later turns of the messages this chat sent, each told once, as sentences."""
+
+    def take() -> list[str]:
+        if not chat.peers or not actions.has_notices(chat):
+            return []
+        return [notice.text for notice in actions.take_notices(chat)]
+
+    return await in_db_thread(take)()
+
+
 async def frame_all(messages: list[PeerMessage]) -> str:
     # Framing reads the senders' names and the quoted messages: database work.
     return await in_db_thread(framing.frame_all)(messages)

@@ -93,6 +93,8 @@ class DemoAgent(Adapter):
             await ctx.check_running()
             # Like Claude Code's PostToolUse hook: what is pending arrives between steps.
             arrived = await peer_calls.deliver_between_steps(ctx.chat)
+            for notice in await peer_calls.take_notices(ctx.chat):
+                ctx.say(f"Heard: {notice}")  # what became of a message it sent
             await self.acknowledge(ctx, arrived)
         ctx.say(f"Worked {steps(count)}.")
 

@@ -256,3 +256,13 @@ def test_mcp_a_chat_key_has_no_approval_tools(sender, asking):
         assert refused["code"] == "not_found"
     message.refresh_from_db()
     assert message.reason == "awaiting_approval"
+
+
+def test_list_chats_says_an_ask_chat_waits_for_its_person(api, sender, asking):
+    [item] = api.call("GET", "/api/v1/agent/chats").json()["items"]
+    assert item["inbound"] == "ask"
+    assert item["how_fast"] == {
+        "path": "awaiting_approval",
+        "words": "after your person approves it",
+        "median_seconds": None,
+    }

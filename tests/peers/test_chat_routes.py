@@ -22,6 +22,7 @@ CHAT_ROUTES = {
     "peers-connect": "post",
     "peers-send": "post",
     "chat-stop": "post",
+    "chat-inbound": "post",
     "attach-panel": "get",
 }
 
@@ -34,7 +35,7 @@ def urlconf(*modules: str):
 
 def test_it_every_chat_sub_route_is_in_the_one_table():
     names = {route.name for route in chat_urls.chat_routes}
-    assert names == {*CHAT_ROUTES, "peers-cancel", "peers-sent"}
+    assert names == {*CHAT_ROUTES, "peers-cancel", "peers-sent", "peers-decide"}
 
 
 @pytest.mark.parametrize(

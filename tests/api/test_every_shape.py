@@ -1,6 +1,7 @@
 """Every output model matches every row: the account holds every kind of message and
 chat the product can hold — to the person, from the person, the person as a chat,
 agent to agent, to and from a chat started outside, held, cancelled, not delivered,
+awaiting approval, denied (with the sender's notices),
 pending, answered, an answer refused by a limit, connect's briefs — and every list
 and detail route (REST person and agent routes, activity, pages) and every reading
 MCP tool answers it, each answer valid against the OpenAPI document's schema."""
@@ -27,8 +28,9 @@ def every_kind(owner) -> dict[str, object]:
     stopped = make_chat(owner, "stopped", peers=True)
     poller = make_chat(owner, "poller", agent="command", command="cat", peers=True)
     busy = make_chat(owner, "busy", peers=True)
+    careful = make_chat(owner, "careful", peers=True, inbound="ask")
     make_chat(owner, "quiet", peers=False)
-    reachable(a, b, outside, stopped, poller, busy)
+    reachable(a, b, outside, stopped, poller, busy, careful)
     person = owner
 
     # To and from the person, answered (the answer has to_chat null).
@@ -57,12 +59,17 @@ def every_kind(owner) -> dict[str, object]:
     # Pending on a running chat, and a waiting send.
     running(busy)
     actions.check_send_message(a, to=busy.pk, text="pending", wait_seconds=30)
+    # To a chat that asks first: one awaiting approval, one denied (its sender told).
+    actions.check_send_message(a, to=careful.pk, text="may I?")
+    denied = actions.check_send_message(b, to=careful.pk, text="and I?")
+    actions.check_deny_message(person, message_id=denied.pk)
     # Connect: two briefs from the person.
     actions.check_connect_chats(person, chat_ids=[a.pk, b.pk], brief="work it out")
     # The answer refused by a limit.
     actions.do_set_limits({"pair_per_window": 1})
     actions.check_send_message(b, to=poller.pk, text="q")  # poller: no turn to answer it
-    return {"chats": [a, b, outside, stopped, poller, busy], "agents": [a, b, busy]}
+    chats = [a, b, outside, stopped, poller, busy, careful]
+    return {"chats": chats, "agents": [a, b, busy]}
 
 
 @pytest.fixture

@@ -5,6 +5,9 @@ from django.db.models.functions import Lower
 from accounts.keys import new_id
 
 
+DELETED_NAME = "a deleted chat"
+
+
 def new_chat_id() -> str:
     return new_id("chat")
 
@@ -56,6 +59,11 @@ class Chat(models.Model):
     origin = models.CharField(max_length=20, choices=Origin, default=Origin.USER)
     status = models.CharField(max_length=10, choices=Status, default=Status.IDLE)
     peers = models.BooleanField("Agent-to-agent messaging", default=False)
+    # Put away by the person: out of every list, picker and reach until unarchived.
+    archived = models.BooleanField(default=False)
+    # Deleted by the person: only this row stays, named DELETED_NAME, so the messages it
+    # sent and received still read in the other chats' history (chats.actions.lifecycle).
+    deleted_at = models.DateTimeField(null=True, blank=True)
     last_ran_at = models.DateTimeField(null=True, blank=True)
     last_asked = models.TextField(blank=True)
     last_answered = models.TextField(blank=True)
@@ -78,7 +86,12 @@ class Chat(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(Lower("name"), "user", name="chat_name_unique_in_account"),
+            models.UniqueConstraint(
+                Lower("name"),
+                "user",
+                condition=models.Q(deleted_at__isnull=True),
+                name="chat_name_unique_in_account",
+            ),
         ]
 
     def __str__(self) -> str:

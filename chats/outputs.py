@@ -33,6 +33,7 @@ class ChatOut(Output):
     origin: Literal[tuple(Chat.Origin.values)]
     status: Literal[tuple(Chat.Status.values)]
     peers: bool
+    archived: bool
     last_ran_at: Moment | None
     last_asked: str
     last_answered: str

@@ -22,6 +22,7 @@ def chat_json(chat: Chat) -> dict:
         "origin": chat.origin,
         "status": chat.status,
         "peers": chat.peers,
+        "archived": chat.archived,
         "last_ran_at": iso(chat.last_ran_at),
         "last_asked": chat.last_asked,
         "last_answered": chat.last_answered,

@@ -51,7 +51,8 @@ TOOLS = [
     Tool(
         "update_chat",
         "Change a chat (`chat`: its id): any of `name`, `peers`, `model`, `permission_mode`, "
-        "`folder` (another of your working folders).",
+        "`folder` (another of your working folders), `archived` (true: out of every list, "
+        "picker and reach, messages to it refused not_reachable; false: back).",
         UpdateChatInput,
         update_chat,
     ),

@@ -18,6 +18,7 @@ CHAT_FIELDS = {
     "origin",
     "status",
     "peers",
+    "archived",
     "last_ran_at",
     "last_asked",
     "last_answered",

@@ -1,0 +1,36 @@
+"""REST for the person's inbox (docs/api.md): GET /api/v1/inbox, POST /api/v1/inbox/done."""
+
+from ninja import Query, Router
+
+from chats.api import PersonToken
+from chats.outputs import Page, problems
+from crosstalk.inbox import actions
+from crosstalk.inbox.inputs import InboxItemOut, InboxQuery, MarkDone, MarkedDone
+from crosstalk.inbox.selectors import inbox_count, inbox_items
+
+router = Router(auth=PersonToken(), tags=["inbox"])
+
+
+def inbox_page(user, spec: InboxQuery) -> dict:
+    """A page of the inbox, newest first, and how many items it holds (REST and MCP)."""
+    limit = min(spec.limit, 100)
+    items = inbox_items(user, limit=limit, offset=spec.offset, done=spec.done)
+    return {"items": [item.as_json() for item in items], "count": inbox_count(user, done=spec.done)}
+
+
+def mark_done(user, spec: MarkDone) -> dict:
+    if spec.all:
+        return {"items": actions.check_mark_all_done(user)}
+    return {"items": actions.check_mark_done(user, items=spec.items)}
+
+
+@router.get("/inbox", response={200: Page[InboxItemOut], **problems(400, 401)})
+def read_inbox(request, spec: Query[InboxQuery]):
+    """What waits for you across chats, newest first; done items only with `done=1`."""
+    return inbox_page(request.auth.user, spec)
+
+
+@router.post("/inbox/done", response={200: MarkedDone, **problems(400, 401, 404, 413)})
+def mark_inbox_done(request, spec: MarkDone):
+    """Mark these items done (`items`), or every waiting one (`all: true`)."""
+    return mark_done(request.auth.user, spec)

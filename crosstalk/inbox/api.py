@@ -1,9 +1,10 @@
 """REST for the person's inbox (docs/api.md): GET /api/v1/inbox, POST /api/v1/inbox/done."""
 
-from ninja import Query, Router
+from ninja import Router
 
 from chats.api import PersonToken
 from chats.outputs import Page, problems
+from kernel.inputs import Limit, Offset
 from crosstalk.inbox import actions
 from crosstalk.inbox.inputs import InboxItemOut, InboxQuery, MarkDone, MarkedDone
 from crosstalk.inbox.selectors import inbox_count, inbox_items
@@ -25,9 +26,9 @@ def mark_done(user, spec: MarkDone) -> dict:
 
 
 @router.get("/inbox", response={200: Page[InboxItemOut], **problems(400, 401)})
-def read_inbox(request, spec: Query[InboxQuery]):
-    """What waits for you across chats, newest first; done items only with `done=1`."""
-    return inbox_page(request.auth.user, spec)
+def read_inbox(request, limit: Limit = 50, offset: Offset = 0, done: bool = False):
+    """What waits for you across chats, newest first; with `done=1` the done ones too."""
+    return inbox_page(request.auth.user, InboxQuery(limit=limit, offset=offset, done=done))
 
 
 @router.post("/inbox/done", response={200: MarkedDone, **problems(400, 401, 404, 413)})

@@ -4,7 +4,6 @@ from django.db.models.functions import Lower
 
 from accounts.keys import new_id
 
-
 DELETED_NAME = "a deleted chat"
 
 

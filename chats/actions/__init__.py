@@ -37,7 +37,6 @@ from chats.actions.entries import (
     do_link_answer_entry,
     message_entries,
 )
-from chats.actions.lifecycle import do_delete_chat
 from chats.actions.hosted import do_issue_turn_key, do_record_run, do_set_entry_text
 from chats.actions.leases import (
     do_renew_leases,
@@ -45,6 +44,7 @@ from chats.actions.leases import (
     lease_expired,
     lease_seconds,
 )
+from chats.actions.lifecycle import do_delete_chat
 from chats.actions.turns import (
     check_prompt,
     claim_next_turn,

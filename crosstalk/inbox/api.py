@@ -4,10 +4,10 @@ from ninja import Router
 
 from chats.api import PersonToken
 from chats.outputs import Page, problems
-from kernel.inputs import Limit, Offset
 from crosstalk.inbox import actions
 from crosstalk.inbox.inputs import InboxItemOut, InboxQuery, MarkDone, MarkedDone
 from crosstalk.inbox.selectors import inbox_count, inbox_items
+from kernel.inputs import Limit, Offset
 
 router = Router(auth=PersonToken(), tags=["inbox"])
 

@@ -11,7 +11,7 @@ def delete_chat(caller: Caller, spec: ChatInput) -> Answer:
     check_delete_chat(caller.user, spec.chat)
     return Answer(
         f"Deleted the chat {spec.chat}: its turn stopped, its keys no longer work, its "
-        'conversation is gone; its messages stay in the other chats\' history, from or to '
+        "conversation is gone; its messages stay in the other chats' history, from or to "
         '"a deleted chat".',
         {},
     )

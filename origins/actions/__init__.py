@@ -17,8 +17,8 @@ from origins.actions.answers import (
     send_due_replies,
     send_due_replies_async,
 )
-from origins.actions.chat_gone import do_forget_chat
 from origins.actions.automation import check_start_automation, start_from_chat_faces
+from origins.actions.chat_gone import do_forget_chat
 from origins.actions.configure import (
     check_create_origin,
     check_update_origin,

@@ -232,7 +232,7 @@ def test_it_lists_with_a_trailing_slash(chat, owner_api):
 @pytest.mark.parametrize(
     ("method", "suffix"),
     [
-        ("DELETE", ""),
+        ("PUT", ""),
         ("POST", ""),
         ("GET", "/prompts"),
         ("GET", "/stop"),

@@ -45,5 +45,7 @@ def do_delete_chat(chat: Chat) -> Chat:
                 "updated_at",
             ]
         )
-        events.publish(chat.user_id, "chat", chat=chat.pk)
+        # "chat" (no id) refreshes the lists and rails; "deleted" takes its own pages away.
+        events.publish(chat.user_id, "chat")
+        events.publish(chat.user_id, "deleted", chat=chat.pk)
     return chat

@@ -71,3 +71,18 @@ def test_a_deleted_chat_is_named_so_in_the_other_chats_history(owner, owner_clie
     owner_client.post(f"/chats/{chat.pk}/delete/")
     html = owner_client.get(f"/chats/{other.pk}/").content.decode()
     assert "a deleted chat" in html and "schema moved" in html
+
+
+def test_the_django_admin_renames_archives_and_deletes(admin_client, chat, other_chat):
+    url = f"/django-admin/chats/chat/{chat.pk}/change/"
+    assert admin_client.post(url, {"name": "till", "archived": "on"}).status_code == 302
+    fresh = Chat.objects.get(pk=chat.pk)
+    assert fresh.name == "till" and fresh.archived
+    changelist = "/django-admin/chats/chat/"
+    action = {"action": "unarchive", "_selected_action": [chat.pk]}
+    admin_client.post(changelist, action)
+    assert not Chat.objects.get(pk=chat.pk).archived
+    admin_client.post(changelist, {"action": "delete_for_good", "_selected_action": [chat.pk]})
+    gone = Chat.objects.get(pk=chat.pk)
+    assert gone.deleted_at is not None and gone.name == "a deleted chat"
+    assert Chat.objects.get(pk=other_chat.pk).deleted_at is None

@@ -152,9 +152,9 @@ class PeerGroup:
 
     @property
     def count(self) -> int:
-        # One answer shared by a sender's batch counts once.
-        answers = {card.answer.message.pk for card in self.cards if card.answer}
-        return len(self.cards) + len(answers)
+        """The cards the group shows: an answer sits inside its question's card, so it
+        is not counted again."""
+        return len(self.cards)
 
 
 def group_cards(chat: Chat, messages: list[PeerMessage]) -> list[PeerGroup]:

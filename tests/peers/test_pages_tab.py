@@ -227,3 +227,16 @@ def test_it_cancels_from_the_tab(sender, recipient, owner_client):
     html = tab(owner_client, sender)
     assert "Cancelled — removed from the queue" in html
     assert f"/messages/{message.pk}/cancel/" not in html
+
+
+def test_it_a_groups_count_is_the_cards_it_shows_not_their_answers(owner, owner_client):
+    asker = make_chat(owner, "asker", peers=True)
+    answerer = make_chat(owner, "answerer", peers=True)
+    reachable(asker, answerer)
+    question = actions.check_send_message(asker, to=answerer.pk, text="which port?")
+    actions.check_send_message(answerer, to=asker.pk, text="8080", reply_to=question.pk)
+    html = tab(owner_client, asker)
+    group = html[html.index(f'id="peer-group-{answerer.pk}"') :]
+    cards = group.count('class="msg ')
+    assert cards >= 1 and f"{cards} message" in group
+    assert "2 messages" not in group  # the answer inside the question's card counts not

@@ -92,12 +92,16 @@ def count_of(rows):
 
 
 def find_items(user, item_ids: list[str]) -> list[str]:
-    """The ids among `item_ids` that are items of this account (done or not)."""
-    found = []
+    """The ids among `item_ids` that are items of this account (done or not): one
+    query a kind named."""
+    wanted: dict[str, dict[str, str]] = {}
     for item_id in dict.fromkeys(item_ids):
         match = ITEM_ID.fullmatch(item_id) if isinstance(item_id, str) else None
-        kind = BY_NAME.get(match.group(1)) if match else None
-        key = Cast("pk", CharField())
-        if kind and kind.rows(user).annotate(key=key).filter(key=match.group(2)).exists():
-            found.append(item_id)
+        if match and match.group(1) in BY_NAME:
+            wanted.setdefault(match.group(1), {})[match.group(2)] = item_id
+    found = []
+    for name, by_key in wanted.items():
+        rows = BY_NAME[name].rows(user).annotate(key=Cast("pk", CharField()))
+        keys = rows.filter(key__in=list(by_key)).values_list("key", flat=True)
+        found += [by_key[key] for key in keys]
     return found

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from chats.models import Turn
 from crosstalk.inbox.selectors import inbox_count
 from peers.actions import check_send_as_person, check_send_message, check_stop_chat
-from tests.conftest import ApiClient
+from tests.conftest import ApiClient, make_chat
 from tests.peers.conftest import reachable, running
 from tests.peers.test_asks_for_you import to_person
 from tests.peers.test_mcp_tools import answered, mcp, refusal_of
@@ -143,6 +143,31 @@ def test_mcp_answers_like_rest(owner_api, everything):
     item = inbox(owner_api)["items"][-1]["id"]
     assert answered(mcp(token, "mark_done", {"items": [item]})) == {"items": [item]}
     assert answered(mcp(token, "read_inbox", {"done": True})) == inbox(owner_api, "?done=1")
+
+
+def test_an_outside_answer_that_failed_waits_and_leaves_with_its_chat(owner, owner_api):
+    from django.utils import timezone
+
+    from crosstalk.chat_lifecycle import check_delete_chat
+    from origins.models import OriginReply, OriginThread
+    from tests.origins.conftest import make_origin
+
+    outside = make_chat(owner, "issue-7", origin="webhook")
+    thread = OriginThread.objects.create(origin=make_origin(owner), thread_key="7", chat=outside)
+    now = timezone.now()
+    OriginReply.objects.create(
+        thread=thread,
+        text="done",
+        state="failed",
+        last_error="The receiver answered 500.",
+        next_attempt_at=now,
+        created_at=now,
+    )
+    [item] = inbox(owner_api)["items"]
+    assert item["kind"] == "origin_failed" and item["chat"] == outside.pk
+    assert item["text"] == "The receiver answered 500."
+    check_delete_chat(owner, outside.pk)
+    assert inbox(owner_api)["count"] == 0
 
 
 def test_a_failed_turn_of_a_running_chat_counts_once(owner, chat):

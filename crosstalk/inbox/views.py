@@ -20,7 +20,9 @@ SHOWN = 100
 def inbox(request: HttpRequest) -> HttpResponse:
     done = request.GET.get("done") == "1"
     items = inbox_items(request.user, limit=SHOWN, offset=0, done=done)
-    return render(request, "crosstalk/inbox.html", {"items": items, "show_done": done})
+    # htmx: the live list alone (refetched on every hint), with the top bar's counts.
+    template = "crosstalk/inbox.html#items" if request.htmx else "crosstalk/inbox.html"
+    return render(request, template, {"items": items, "show_done": done})
 
 
 @login_required

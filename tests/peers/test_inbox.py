@@ -174,3 +174,9 @@ def test_a_failed_turn_of_a_running_chat_counts_once(owner, chat):
     running(chat)
     Turn.objects.filter(chat=chat).update(state="failed", error="boom")
     assert inbox_count(owner) == 1
+
+
+def test_the_inbox_list_refetches_live_with_the_counts(owner_client, everything):
+    html = owner_client.get("/inbox/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in html and "CLI gone" in html
+    assert 'id="inbox-count"' in html and 'hx-swap-oob="true"' in html

@@ -59,6 +59,8 @@ class ChatUpdate(Input):
     ) = None
     # Moving a chat to another of the account's folders ("": none, an attached session).
     folder: Folder | None = None
+    # Out of every list, picker and reach (true), or back (false).
+    archived: bool | None = None
 
 
 class PromptInput(Input):

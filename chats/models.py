@@ -4,6 +4,8 @@ from django.db.models.functions import Lower
 
 from accounts.keys import new_id
 
+DELETED_NAME = "a deleted chat"
+
 
 def new_chat_id() -> str:
     return new_id("chat")
@@ -62,6 +64,11 @@ class Chat(models.Model):
     peers = models.BooleanField("Agent-to-agent messaging", default=False)
     # `ask`: another chat's message waits for the person's approval (peers.actions.approval).
     inbound = models.CharField(max_length=6, choices=Inbound, default=Inbound.ACCEPT)
+    # Put away by the person: out of every list, picker and reach until unarchived.
+    archived = models.BooleanField(default=False)
+    # Deleted by the person: only this row stays, named DELETED_NAME, so the messages it
+    # sent and received still read in the other chats' history (chats.actions.lifecycle).
+    deleted_at = models.DateTimeField(null=True, blank=True)
     last_ran_at = models.DateTimeField(null=True, blank=True)
     last_asked = models.TextField(blank=True)
     last_answered = models.TextField(blank=True)
@@ -84,7 +91,12 @@ class Chat(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(Lower("name"), "user", name="chat_name_unique_in_account"),
+            models.UniqueConstraint(
+                Lower("name"),
+                "user",
+                condition=models.Q(deleted_at__isnull=True),
+                name="chat_name_unique_in_account",
+            ),
         ]
 
     def __str__(self) -> str:

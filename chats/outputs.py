@@ -36,6 +36,7 @@ class ChatOut(Output):
     inbound: Literal[tuple(Chat.Inbound.values)] = Field(
         description="`ask`: another chat's message waits for your approval."
     )
+    archived: bool
     last_ran_at: Moment | None
     last_asked: str
     last_answered: str

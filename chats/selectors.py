@@ -18,8 +18,16 @@ def well_formed_id(value) -> bool:
 
 
 def account_chats(user):
-    """The account's chats, by name: every list of "your chats" starts here."""
-    return Chat.objects.filter(user=user)
+    """The account's chats, by name, archived ones too (a deleted one is gone): every
+    query of "your chats" starts here."""
+    return Chat.objects.filter(user=user, deleted_at__isnull=True)
+
+
+def listed_chats(user, *, archived: bool = False):
+    """The chats every list, rail, switcher and picker offers: archived ones only when
+    asked for (`?archived=1`)."""
+    chats = account_chats(user)
+    return chats if archived else chats.filter(archived=False)
 
 
 def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:

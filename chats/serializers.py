@@ -23,6 +23,7 @@ def chat_json(chat: Chat) -> dict:
         "status": chat.status,
         "peers": chat.peers,
         "inbound": chat.inbound,
+        "archived": chat.archived,
         "last_ran_at": iso(chat.last_ran_at),
         "last_asked": chat.last_asked,
         "last_answered": chat.last_answered,

@@ -23,7 +23,7 @@ from chats import agent_kinds
 from chats.actions import check_create_chat, check_prompt, check_update_chat
 from chats.inputs import ChatCreate, ChatUpdate
 from chats.models import Chat
-from chats.selectors import access_chat, account_chats, get_latest_entries
+from chats.selectors import access_chat, account_chats, get_latest_entries, listed_chats
 from kernel.inputs import parse
 from kernel.refusals import Refusal
 
@@ -114,10 +114,11 @@ def chat_or_404(request: HttpRequest, chat_id: str) -> Chat:
         raise Http404("No such chat.") from None
 
 
-def chat_cards(user) -> list[Chat]:
-    """The chat list: running chats first, then the most recently run, then by name."""
+def chat_cards(user, *, archived: bool = False) -> list[Chat]:
+    """The chat list: running chats first, then the most recently run, then by name;
+    with `archived`, the archived chats alone."""
     running = Case(When(status=Chat.Status.RUNNING, then=0), default=1)
-    chats = account_chats(user)
+    chats = account_chats(user).filter(archived=archived)
     return list(chats.order_by(running, F("last_ran_at").desc(nulls_last=True), Lower("name")))
 
 
@@ -140,14 +141,23 @@ def chat_list(request: HttpRequest) -> HttpResponse:
     return show_chat_list(request, form)
 
 
+def list_context(request: HttpRequest) -> dict:
+    archived = request.GET.get("archived") == "1"
+    return {
+        "chats": chat_cards(request.user, archived=archived),
+        "show_archived": archived,
+        "archived_count": account_chats(request.user).filter(archived=True).count(),
+    }
+
+
 def show_chat_list(request: HttpRequest, form: NewChatForm) -> HttpResponse:
-    context = {"chats": chat_cards(request.user), "form": form}
-    return render(request, "chats/list.html", context)
+    return render(request, "chats/list.html", {**list_context(request), "form": form})
 
 
 def switch_chats(user) -> list[Chat]:
-    """Every chat of the account for the switcher and the rail: most recently changed first."""
-    return list(account_chats(user).order_by("-updated_at", Lower("name")))
+    """The account's chats for the switcher and the rail (archived ones left out): most
+    recently changed first."""
+    return list(listed_chats(user).order_by("-updated_at", Lower("name")))
 
 
 @login_required
@@ -162,7 +172,7 @@ def chat_links(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def chat_rows(request: HttpRequest) -> HttpResponse:
-    return render(request, "chats/list.html#rows", {"chats": chat_cards(request.user)})
+    return render(request, "chats/list.html#rows", list_context(request))
 
 
 def header_context(chat: Chat) -> dict:

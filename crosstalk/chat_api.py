@@ -13,8 +13,9 @@ from chats.actions import check_prompt
 from chats.api import PersonToken
 from chats.inputs import ChatStart, ChatUpdate, PromptInput
 from chats.outputs import ChatCreated, ChatOut, Page, PromptAccepted, problems
-from chats.selectors import access_chat, account_chats
+from chats.selectors import access_chat, listed_chats
 from chats.serializers import chat_json, turn_json
+from crosstalk.chat_lifecycle import check_delete_chat
 from crosstalk.start_chat import check_start_chat
 from kernel.api import page
 from kernel.inputs import Limit, Offset
@@ -27,9 +28,9 @@ router = Router(auth=PersonToken(), tags=["chats"])
 
 
 @router.get("/chats", response={200: Page[ChatOut], **problems(400, 401)})
-def list_chats(request, limit: Limit = 50, offset: Offset = 0):
-    """Your chats, by name."""
-    return page(account_chats(request.auth.user), chat_json, limit, offset)
+def list_chats(request, limit: Limit = 50, offset: Offset = 0, archived: bool = False):
+    """Your chats, by name; archived ones only with `archived=1`."""
+    return page(listed_chats(request.auth.user, archived=archived), chat_json, limit, offset)
 
 
 @router.post("/chats", response={201: ChatCreated, **problems(400, 401, 403, 409, 413, 429)})
@@ -47,9 +48,17 @@ def get_chat(request, chat_id: str):
 
 @router.patch("/chats/{chat_id}", response={200: ChatOut, **problems(400, 401, 404, 409, 413)})
 def update_chat(request, chat_id: str, spec: ChatUpdate):
-    """One chat's name, model, folder or switch; switching agent-to-agent messaging is logged."""
+    """One chat's name, model, folder, switch or `archived`; a switch is logged."""
     chat = access_chat(request.auth.user, chat_id)
     return chat_json(actions.check_update_chat(request.auth.user, chat, spec=spec))
+
+
+@router.delete("/chats/{chat_id}", response={204: None, **problems(401, 404)})
+def delete_chat(request, chat_id: str):
+    """Stops its running turn, revokes its keys, removes its conversation; its messages
+    stay in the other chats' history, from or to "a deleted chat"."""
+    check_delete_chat(request.auth.user, chat_id)
+    return Status(204, None)
 
 
 @router.post(

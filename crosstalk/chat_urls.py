@@ -7,6 +7,7 @@ from django.urls import include, path, register_converter
 
 from agents import views as agent_views
 from chats import views as chat_views
+from crosstalk import chat_lifecycle_views as lifecycle
 from peers import chat_page
 from peers import views as peer_views
 
@@ -64,6 +65,13 @@ chat_routes = [
         name="peers-decide",
     ),
     path("attach/", agent_views.AttachPanelView.as_view(), name="attach-panel"),
+    path("rename/", lifecycle.rename_chat, name="chat-rename"),
+    path("archive/", lifecycle.archive_chat, name="chat-archive"),
+    path("delete/", lifecycle.delete_chat, name="chat-delete"),
 ]
 
-urlpatterns = [path("chats/<chat_id:chat_id>/", include(chat_routes))]
+urlpatterns = [
+    # The chat list's selection (archive, unarchive, delete); before the id routes.
+    path("chats/selected/", lifecycle.selected_chats, name="chats-selected"),
+    path("chats/<chat_id:chat_id>/", include(chat_routes)),
+]

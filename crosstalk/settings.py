@@ -77,6 +77,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
                 "peers.context_processors.peer_counts",
+                "crosstalk.inbox.views.inbox_context",
             ],
         },
     },

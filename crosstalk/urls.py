@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("chats.urls")),
     path("", include("peers.urls")),
     path("", include("crosstalk.chat_urls")),
+    path("", include("crosstalk.inbox.urls")),
     # Last: every other /api/v1/ route answers JSON 404, never an HTML page.
     re_path(r"^api/v1/.*$", kernel.api.api_not_found),
 ]

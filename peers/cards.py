@@ -155,20 +155,28 @@ class PeerGroup:
 
     @property
     def count(self) -> int:
-        # One answer shared by a sender's batch counts once.
-        answers = {card.answer.message.pk for card in self.cards if card.answer}
-        return len(self.cards) + len(answers)
+        """The cards the group shows: an answer sits inside its question's card, so it
+        is not counted again."""
+        return len(self.cards)
 
 
-def group_cards(chat: Chat, messages: list[PeerMessage]) -> list[PeerGroup]:
-    """By the other chat (or the person), newest group first, newest message first; an
-    answer sits inside the card of the message it answers, never on its own."""
-    shown = {message.pk for message in messages}
+def conversation_groups(entries: list[Entry]) -> list[PeerGroup]:
+    """The conversation's cards (attach_cards ran) by the other chat or the person,
+    newest group first: the Peers tab's filters, each counting exactly the cards the
+    conversation shows for it (an answer sits inside its question's card)."""
     groups: dict[str, PeerGroup] = {}
-    for message in messages:
-        card = card_for(message, chat)
-        if card.is_answer and message.reply_to_id in shown:
+    for entry in reversed(entries):
+        card = getattr(entry, "card", None)
+        if card is None or getattr(entry, "hidden", False):
             continue
         group = groups.setdefault(card.peer_key, PeerGroup(card.peer_key, card.other))
         group.cards.append(card)
     return list(groups.values())
+
+
+def keep_only_peer(entries: list[Entry], peer: str) -> None:
+    """The conversation filtered to one group's cards (the Peers tab's filter)."""
+    for entry in entries:
+        card = getattr(entry, "card", None)
+        if card is None or card.peer_key != peer:
+            entry.hidden = True

@@ -17,15 +17,14 @@ from chats.models import Chat
 from chats.views import PromptForm, chat_or_404
 from kernel.refusals import Refusal
 from peers.actions import check_connect_chats, check_send_as_person, do_set_peers
-from peers.cards import RELATED, YOU, attach_cards, card_for, group_cards
+from peers.cards import YOU, attach_cards, card_for, conversation_groups, keep_only_peer
 from peers.limits import current_limits
-from peers.selectors import messages_of_chat, offered_chats
+from peers.selectors import offered_chats
 
 PAGE_TEMPLATE = "peers/chat.html"
 CARD_TEMPLATE = "peers/_card.html"
 TAB_TEMPLATE = "peers/_tab.html"
 LIVE_OOB_TEMPLATE = "peers/_live_oob.html"
-MESSAGES_SHOWN = 200
 
 
 class ConnectForm(forms.Form):
@@ -48,12 +47,13 @@ def tab_context(
     send_form: SendForm | None = None,
     **extra,
 ) -> dict:
-    """The Peers tab: the switch, its two forms and the messages grouped by the other chat."""
-    messages = list(messages_of_chat(request.user, chat).select_related(*RELATED)[:MESSAGES_SHOWN])
+    """The Peers tab: the switch, its two forms, and the conversation's messages by the
+    other chat as filters of the one list (no second copy of a card)."""
     send_form = send_form or SendForm(initial={"to": request.GET.get("peer", ""), "sender": "chat"})
+    if "groups" not in extra:
+        extra["groups"] = conversation_groups(cards_of(chat))
     return {
         "chat": chat,
-        "groups": group_cards(chat, messages),
         "connect_form": connect_form or ConnectForm(),
         "connect_choices": offered_chats(chat, switching_on=True),
         "send_form": send_form,
@@ -63,13 +63,27 @@ def tab_context(
     }
 
 
+def cards_of(chat: Chat) -> list:
+    """The conversation's entries, each card's message attached."""
+    entries = chat_views.conversation_context(chat)["entries"]
+    attach_cards(entries, chat)
+    return entries
+
+
 def conversation_context(request: HttpRequest, chat: Chat, **tab_extra) -> dict:
-    """The conversation with its cards, and the Peers tab's parts from the same read."""
+    """The conversation with its cards, and the Peers tab's parts from the same read;
+    `?peer=` (a group of the tab) shows that group's cards alone."""
     context = chat_views.conversation_context(chat)
-    attach_cards(context["entries"], chat)
+    entries = context["entries"]
+    attach_cards(entries, chat)
+    groups = conversation_groups(entries)
+    peer = next((group for group in groups if group.key == request.GET.get("peer")), None)
+    if peer is not None:
+        keep_only_peer(entries, peer.key)
     return {
         **context,
-        **tab_context(request, chat, **tab_extra),
+        **tab_context(request, chat, groups=groups, **tab_extra),
+        "peer_filter": peer,
         "peer_card_template": CARD_TEMPLATE,
         "live_extra_template": LIVE_OOB_TEMPLATE,
     }

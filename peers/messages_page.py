@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from chats.selectors import account_chats
+from chats.selectors import listed_chats
 from chats.views import chat_or_404
 from kernel.refusals import Refusal
 from peers.inputs import MessageSearch
@@ -91,7 +91,7 @@ def messages_context(request: HttpRequest) -> dict:
         "states": PeerMessage.State.choices,
         "paths": PeerMessage.Path.choices,
         "senders": [(key, label) for key, (label, _) in SENDERS.items()],
-        "chats": account_chats(request.user),
+        "chats": listed_chats(request.user),
         "query": query_string(chat, query, filters),
     }
 

@@ -28,16 +28,17 @@ def reach_since(limits=None):
 
 
 # THE rule of who can be messaged, by an agent or the person: switched on (or being
-# switched on by a connect) and ran within the reach window. Its two forms, side by
+# switched on by a connect), not archived, and ran within the reach window. Its two forms, side by
 # side: `reachable` for lists (every list a page offers), `is_reachable` for the one
 # row a send or read has already locked.
 def reachable(since, *, switching_on: bool = False) -> Q:
-    ran = Q(last_ran_at__gte=since)
+    ran = Q(last_ran_at__gte=since, archived=False)
     return ran if switching_on else ran & Q(peers=True)
 
 
 def is_reachable(chat: Chat, *, since) -> bool:
-    return chat.peers and chat.last_ran_at is not None and chat.last_ran_at >= since
+    ran = chat.last_ran_at is not None and chat.last_ran_at >= since
+    return chat.peers and not chat.archived and ran
 
 
 def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
 from chats.models import Chat
-from chats.selectors import account_chats
+from chats.selectors import listed_chats
 from chats.views import chat_or_404
 from kernel.refusals import Refusal
 from peers.actions import (
@@ -120,7 +120,7 @@ def activity_context(request: HttpRequest) -> dict:
         "chosen": chat,
         "action": action,
         "actions": Activity.Action.choices,
-        "chats": account_chats(request.user),
+        "chats": listed_chats(request.user),
         "query": query_string(chat, action),
     }
 

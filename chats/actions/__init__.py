@@ -1,7 +1,8 @@
 """Every state change of chats, turns and entries (docs/rules.md: check_* then do_*),
 by domain. Callers import from here (`from chats import actions; actions.x`).
 
-- chat: create, update, stop, delete a chat; its agent key and session
+- chat: create, update, stop a chat; its agent key and session
+- lifecycle: delete one chat, leaving the row its messages name
 - turns: the person's prompt, requested turns, claim and start; the writes of a
   turn's end (done, failed, background work over), which only agents.turns calls
 - entries: what a conversation shows (notices, answers, a peer message's two sides)
@@ -43,6 +44,7 @@ from chats.actions.leases import (
     lease_expired,
     lease_seconds,
 )
+from chats.actions.lifecycle import do_delete_chat
 from chats.actions.turns import (
     check_prompt,
     claim_next_turn,
@@ -75,6 +77,7 @@ __all__ = [
     "message_entries",
     "do_cancel_runner_requests",
     "do_create_chat",
+    "do_delete_chat",
     "do_delete_chats",
     "do_hook_prompt",
     "do_issue_turn_key",

@@ -140,7 +140,7 @@ def do_stop_chat(chat: Chat) -> Chat:
 def do_delete_chats(user) -> int:
     """Remove every chat of the account, with its turns, entries and messages (seed_demo)."""
     with transaction.atomic():
-        chat_ids = list(account_chats(user).values_list("pk", flat=True))
+        chat_ids = list(Chat.objects.filter(user=user).values_list("pk", flat=True))
         Chat.objects.filter(pk__in=chat_ids).delete()
         for chat_id in chat_ids:
             events.publish(user.pk, "chat", chat=chat_id)

@@ -54,7 +54,8 @@ TOOLS = [
         "update_chat",
         "Change a chat (`chat`: its id): any of `name`, `peers`, `model`, `permission_mode`, "
         "`folder` (another of your working folders), `inbound` (`accept`, or `ask`: other "
-        "chats' messages wait for your approval).",
+        "chats' messages wait for your approval), `archived` (true: out of every list, "
+        "picker and reach, messages to it refused not_reachable; false: back).",
         UpdateChatInput,
         update_chat,
     ),

@@ -9,9 +9,9 @@ from mcp.server.context import ServerRequestContext
 
 from chats.api import Caller
 from chats.models import Chat
-from chats.selectors import account_chats
+from chats.selectors import listed_chats
 from chats.serializers import chat_json
-from crosstalk.mcp import chat_tools
+from crosstalk.mcp import chat_tools, inbox_tools, lifecycle_tools
 from peers.mcp import agent_tools, person_tools, text
 from peers.mcp.registry import Toolbox
 from peers.selectors import offered_chats
@@ -32,13 +32,19 @@ def describe_reach(caller: Caller) -> str:
         chats = offered_chats(caller.chat)[:MOST_LISTED]
         head = "Chats you can reach now:" if chats else "No other chat is within reach right now."
     else:
-        chats = list(account_chats(caller.user)[:MOST_LISTED])
+        chats = list(listed_chats(caller.user)[:MOST_LISTED])
         head = "Your chats:" if chats else "You have no chats yet."
     with_switch = caller.chat is None
     return "\n".join([head, *(reach_line(chat, with_switch=with_switch) for chat in chats)])
 
 
-TOOLBOX = Toolbox(agent_tools.TOOLS, [*person_tools.TOOLS, *chat_tools.TOOLS], describe_reach)
+PERSON_TOOLS = [
+    *person_tools.TOOLS,
+    *chat_tools.TOOLS,
+    *lifecycle_tools.TOOLS,
+    *inbox_tools.TOOLS,
+]
+TOOLBOX = Toolbox(agent_tools.TOOLS, PERSON_TOOLS, describe_reach)
 
 
 def request_secret(ctx: ServerRequestContext, fallback: str) -> str:

@@ -6,6 +6,7 @@ import from here.
 - configure: the person adds, edits, disables and deletes origins
 - automation: chats started by scripts, MCP and REST (`origin: "automation"`)
 - a2a_tasks: the A2A tasks kept for the SDK
+- chat_gone: a deleted chat's outside thread forgotten
 """
 
 from origins.actions.a2a_tasks import do_delete_a2a_task, do_save_a2a_task
@@ -17,6 +18,7 @@ from origins.actions.answers import (
     send_due_replies_async,
 )
 from origins.actions.automation import check_start_automation, start_from_chat_faces
+from origins.actions.chat_gone import do_forget_chat
 from origins.actions.configure import (
     check_create_origin,
     check_update_origin,
@@ -36,6 +38,7 @@ __all__ = [
     "check_update_origin",
     "do_delete_a2a_task",
     "do_delete_origin",
+    "do_forget_chat",
     "do_regenerate_secret",
     "do_save_a2a_task",
     "do_set_enabled",

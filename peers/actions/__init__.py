@@ -20,7 +20,12 @@ from peers.actions.answers import answer_from_final_text
 from peers.actions.approval import check_approve_message, check_deny_message
 from peers.actions.attached import do_attached_prompt
 from peers.actions.cancel import check_cancel_message, no_message
-from peers.actions.chat_state import check_stop_chat, check_update_chat, do_set_peers
+from peers.actions.chat_state import (
+    check_delete_chat,
+    check_stop_chat,
+    check_update_chat,
+    do_set_peers,
+)
 from peers.actions.connect import check_connect_chats
 from peers.actions.counters import do_prune_counts
 from peers.actions.deliver import (
@@ -66,6 +71,7 @@ __all__ = [
     "check_send_as_person",
     "check_send_message",
     "check_takes_part",
+    "check_delete_chat",
     "check_stop_chat",
     "check_update_chat",
     "deliver_as_finished",

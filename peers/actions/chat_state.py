@@ -1,5 +1,6 @@
-"""The chat changes that carry a peers rule: the switch (logged), and a stop (it holds
-the chat's messages until the person writes, as a failed turn does in agents.turns)."""
+"""The chat changes that carry a peers rule: the switch (logged), a stop (it holds
+the chat's messages until the person writes, as a failed turn does in agents.turns),
+and a delete (what waited for the chat is not delivered)."""
 
 from django.db import transaction
 
@@ -7,9 +8,11 @@ from chats import actions as chat_actions
 from chats.inputs import ChatUpdate
 from chats.models import Chat, Turn
 from peers.actions.deliver import hold_for_person
-from peers.actions.give_back import give_back_stopped
+from peers.actions.give_back import give_back_stopped, not_delivered, tell_senders
 from peers.actions.record import record
-from peers.models import Activity
+from peers.models import Activity, PeerMessage
+
+Reason = PeerMessage.Reason
 
 
 def check_update_chat(user, chat: Chat, *, spec: ChatUpdate) -> Chat:
@@ -46,3 +49,15 @@ def check_stop_chat(chat: Chat) -> Chat:
             give_back_stopped(turn)
         hold_for_person(chat)
     return chat
+
+
+def check_delete_chat(chat: Chat) -> Chat:
+    """The person deletes the chat: its turn stops first (the runner ends the process
+    when its turn is gone), what waited for it is not delivered, and its row stays only
+    as the "deleted chat" the other chats' history names (chats.actions.do_delete_chat)."""
+    with transaction.atomic():
+        chat = check_stop_chat(chat)
+        waiting = list(PeerMessage.objects.waiting().filter(to_chat=chat))
+        not_delivered(waiting, note=f"{chat.name} was deleted.", reason=Reason.REMOVED)
+        tell_senders(chat, waiting, why="it was deleted")
+        return chat_actions.do_delete_chat(chat)

@@ -210,7 +210,7 @@ def outside_chat(chat: Chat) -> Refusal:
 
 
 def check_recipient(out: Outgoing, recipient: Chat | None, limits: Limits) -> None:
-    if recipient is None:
+    if recipient is None or recipient.deleted_at is not None:
         raise no_chat()
     if out.from_chat is not None and recipient.pk == out.from_chat.pk:
         raise Refusal("not_yourself", "That is this chat itself; message another chat.")

@@ -25,10 +25,15 @@ class PageInput(Input):
 
 class ListPeerChatsInput(PageInput):
     chat: str | None = Field(default=None, description="with a chat id: the chats it can reach")
+    archived: bool = Field(default=False, description="archived chats too")
 
 
 class ReadPeersInput(PageInput, MessageSearch):
     """read_peers: the REST list's MessageSearch (chat, state, query) and a page."""
+
+
+class ChatInput(Input):
+    chat: str
 
 
 class SetPeerReachInput(Input):

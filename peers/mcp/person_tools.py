@@ -15,7 +15,7 @@ routes at the top (crosstalk.mcp.chat_tools): starting a chat may need origins."
 from chats.api import Caller
 from chats.inputs import ChatUpdate
 from chats.models import Chat
-from chats.selectors import access_chat, account_chats
+from chats.selectors import access_chat, listed_chats
 from chats.serializers import chat_json
 from kernel.api import page
 from peers import actions
@@ -35,7 +35,8 @@ from peers.serializers import chats_with_how_fast, listing, message_json
 
 def names_of(user, bodies: list[dict]) -> dict[str, str]:
     ids = {body[key] for body in bodies for key in ("from_chat", "to_chat") if body[key]}
-    return dict(account_chats(user).filter(pk__in=ids).values_list("pk", "name"))
+    # Deleted chats too: their messages name "a deleted chat".
+    return dict(Chat.objects.filter(user=user, pk__in=ids).values_list("pk", "name"))
 
 
 def messages_answer(caller: Caller, body: dict) -> Answer:
@@ -49,7 +50,8 @@ def chat_answer(chat: Chat, summary: str) -> Answer:
 
 def list_peer_chats(caller: Caller, spec: ListPeerChatsInput) -> Answer:
     if spec.chat is None:
-        body = page(account_chats(caller.user), chat_json, spec.limit, spec.offset)
+        chats = listed_chats(caller.user, archived=spec.archived)
+        body = page(chats, chat_json, spec.limit, spec.offset)
         return Answer(
             text.chat_list(body, head="Your {n} chats:", empty="You have no chats."), body
         )

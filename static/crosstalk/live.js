@@ -10,8 +10,14 @@
   let delay = 500;
   let connectedBefore = false;
   let pollTimer = null;
+  // Once this page is being left (a form posted, a link followed), hints are not acted
+  // on: the action that sent them (a delete) may have made this page's parts 404.
+  let leaving = false;
+  window.addEventListener("beforeunload", function () { leaving = true; });
+  window.addEventListener("pageshow", function () { leaving = false; });
 
   function fire(name, detail) {
+    if (leaving) return;
     document.body.dispatchEvent(new CustomEvent(name, { detail: detail }));
   }
 
@@ -36,6 +42,12 @@
     };
     socket.onmessage = function (event) {
       const hint = JSON.parse(event.data);
+      // This page's chat was deleted (in another tab, or by REST or MCP): to the list.
+      if (hint.kind === "deleted" && path === "/ws/chats/" + hint.chat + "/") {
+        leaving = true;
+        location.assign("/chats/");
+        return;
+      }
       fire("live-" + hint.kind, hint);
       if (hint.chat) fire("live-" + hint.kind + "-" + hint.chat, hint);
       fire("live-any", hint);

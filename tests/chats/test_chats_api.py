@@ -19,6 +19,7 @@ CHAT_FIELDS = {
     "status",
     "peers",
     "inbound",
+    "archived",
     "last_ran_at",
     "last_asked",
     "last_answered",
@@ -232,7 +233,7 @@ def test_it_lists_with_a_trailing_slash(chat, owner_api):
 @pytest.mark.parametrize(
     ("method", "suffix"),
     [
-        ("DELETE", ""),
+        ("PUT", ""),
         ("POST", ""),
         ("GET", "/prompts"),
         ("GET", "/stop"),

@@ -101,7 +101,7 @@ def test_it_6_a_refusal_reads_in_words_with_no_code(context):
     assert "ask the person" not in text
 
 
-def test_it_7_the_peers_tab_folds_earlier_messages_and_8_shows_how_a_message_went(context, phone):
+def test_it_7_the_peers_tab_filters_the_one_list_and_8_shows_how_a_message_went(context, phone):
     sender, idle = ran_chats(context, "tab-sender", "tab-idle")
     for n in range(5):
         send_from_tab(sender, "tab-idle", f"note number {n}")
@@ -112,18 +112,24 @@ def test_it_7_the_peers_tab_folds_earlier_messages_and_8_shows_how_a_message_wen
 
     page = phone.new_page()
     page.goto(sender.url)
-    group = page.locator("#peers-messages .peer-group").first
-    expect(group.locator(".msg:visible")).to_have_count(3)
-    expect(group.locator(".peer-older > summary")).to_contain_text("2 earlier messages")
+    # The tab holds no copy of a card: its groups filter the conversation, and each
+    # group's count is the cards the filter then shows.
+    expect(page.locator("#peers-messages .msg")).to_have_count(0)
+    group = page.locator("#peers-messages .peer-filter", has_text="tab-idle")
+    expect(group).to_contain_text("5 messages")
     assert page.locator("#peers-tab").bounding_box()["height"] < 2400
     # The group's count stays whole on a phone ("messa/ges" no more).
-    assert group.locator(".peer-group-head .muted").bounding_box()["height"] < 30
-    group.locator(".peer-older > summary").click()
-    expect(group.locator(".msg:visible")).to_have_count(5)
-    # A live refresh keeps the fold the person opened.
-    with page.expect_response(re.compile(r"/conversation/")):
+    assert group.locator(".muted").bounding_box()["height"] < 30
+    group.click()
+    page.wait_for_url(re.compile(r"\?peer="))
+    expect(page.locator("#conversation .msg")).to_have_count(5)
+    expect(page.locator("#conversation .entry-prompt")).to_have_count(0)
+    # A live refresh keeps the filter the person chose.
+    with page.expect_response(re.compile(r"/conversation/\?peer=")):
         page.evaluate("document.body.dispatchEvent(new CustomEvent('live-resync'))")
-    expect(group.locator(".msg:visible")).to_have_count(5)
+    expect(page.locator("#conversation .msg")).to_have_count(5)
+    page.get_by_role("link", name="Show everything").click()
+    expect(page.locator("#conversation .entry-prompt")).not_to_have_count(0)
 
 
 def bubble_height(page) -> float:

@@ -24,6 +24,9 @@ CHAT_ROUTES = {
     "chat-stop": "post",
     "chat-inbound": "post",
     "attach-panel": "get",
+    "chat-rename": "post",
+    "chat-archive": "post",
+    "chat-delete": "post",
 }
 
 
@@ -59,7 +62,14 @@ def test_it_each_chat_route_answers_404_for_another_accounts_chat(
 
 
 def peer_queries(captured) -> list[str]:
-    return [q["sql"] for q in captured.captured_queries if "peers_peermessage" in q["sql"]]
+    """The pages' own queries of messages; the inbox's count (one query, which counts
+    held messages among the rest) is counted apart."""
+    sqls = [q["sql"] for q in captured.captured_queries if "peers_peermessage" in q["sql"]]
+    return [sql for sql in sqls if "crosstalk_inboxdone" not in sql]
+
+
+def inbox_queries(captured) -> list[str]:
+    return [q["sql"] for q in captured.captured_queries if "crosstalk_inboxdone" in q["sql"]]
 
 
 def test_it_the_held_count_is_one_query_per_page(owner, owner_client, chat, other_chat):
@@ -67,6 +77,7 @@ def test_it_the_held_count_is_one_query_per_page(owner, owner_client, chat, othe
         html = owner_client.get(f"/chats/{chat.pk}/").content.decode()
     held = [sql for sql in peer_queries(captured) if "held_until_you_write" in sql]
     assert len(held) == 1 and 'data-count="0"' in html
+    assert len(inbox_queries(captured)) == 1
 
 
 def test_it_a_partial_without_the_title_count_does_not_count(owner_client, chat):
@@ -83,4 +94,5 @@ def test_it_the_chat_list_counts_waiting_messages_in_one_query(owner_client, cha
     counts = [sql for sql in peer_queries(captured) if "COUNT" in sql.upper()]
     # The waiting counts and, in the title's out-of-band part, the held count.
     assert len(counts) == 2
+    assert len(inbox_queries(captured)) == 1  # the top bar's inbox count, out of band
     assert "1 waiting" in html

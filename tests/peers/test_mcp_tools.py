@@ -26,6 +26,9 @@ PERSON_TOOLS = [
     "deny_peer_message",
     "start_chat",
     "update_chat",
+    "delete_chat",
+    "read_inbox",
+    "mark_done",
 ]
 MISSING = "chat_0000000000000000"
 # What differs between two sends of the same message: its identity and its moment.

@@ -48,26 +48,24 @@ def test_it_shows_a_sent_message_with_whom_it_went_to(sender, recipient, owner_c
     assert "Queued — waking it" in html and "Cancel</button>" in html
 
 
-def test_it_renders_the_card_and_the_tab_from_the_same_partial_and_answer(
-    sender, recipient, owner_client
-):
+def test_it_renders_one_card_a_message_and_the_tab_as_its_filter(sender, recipient, owner_client):
     running(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="heads up")
     html = conversation(owner_client, sender)
 
-    in_card, in_tab = card(html, message), card(html, message, "tab")
-    assert "Pending — its next step takes it" in in_card and "Pending" in in_tab
-    # The conversation's answer carries the tab too: one read, so one state on the page.
+    in_card = card(html, message)
+    assert "Pending — its next step takes it" in in_card
+    # The conversation's answer carries the tab too: one read, so one count on the page.
     assert '<div id="peers-messages" hx-swap-oob="innerHTML">' in html
     assert in_card.split("<header", 1)[1].split("</footer>")[0].count("state-word") == 1
+    assert html.count(f'data-message="{message.pk}"') == 1  # no second copy in the tab
+    assert f"?peer={recipient.pk}#conversation" in html and "1 message<" in html
 
     delivery.deliver_between_steps(recipient)
 
-    html = conversation(owner_client, sender)
-    for place in ("conversation", "tab"):
-        shown = card(html, message, place)
-        assert '<span class="state-word state-delivered">Delivered — between steps</span>' in shown
-        assert "Cancel</button>" not in shown
+    shown = card(conversation(owner_client, sender), message)
+    assert '<span class="state-word state-delivered">Delivered — between steps</span>' in shown
+    assert "Cancel</button>" not in shown
     assert "not answered yet" in card(conversation(owner_client, recipient), message)
 
 
@@ -86,8 +84,8 @@ def test_it_shows_an_answer_once_inside_the_card_it_answers(sender, recipient, o
         own_card = card(html, question)
         assert "payments-api answered" in own_card and "<p>8080</p>" in own_card
         assert f'id="conversation-msg-{answer.pk}"' in own_card  # inside, not on its own
-        assert html.count("<p>8080</p>") == 2  # once in the card, once in the tab's card
-        assert html.count(f'id="tab-msg-{answer.pk}"') == 1
+        assert html.count("<p>8080</p>") == 1  # once, in the card: the tab is a filter
+        assert html.count(f'data-message="{answer.pk}"') == 1
     sender_html = conversation(owner_client, sender)
     assert "payments-api answered: 8080" not in sender_html and "Worked 1 step." in sender_html
 

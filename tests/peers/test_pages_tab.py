@@ -20,6 +20,12 @@ def tab(client, chat, query: str = "") -> str:
     return response.content.decode()
 
 
+def conversation(client, chat, query: str = "") -> str:
+    response = client.get(f"/chats/{chat.pk}/conversation/{query}", **HTMX)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
 def test_it_puts_the_tab_in_the_chat_pages_side_panel(chat, owner_client):
     html = owner_client.get(f"/chats/{chat.pk}/").content.decode()
     assert '<section id="peers-tab"' in html
@@ -76,10 +82,14 @@ def test_it_groups_messages_by_the_other_chat_newest_first(owner, sender, recipi
 
     assert html.index(f'id="peer-group-{third.pk}"') < html.index(f'id="peer-group-{recipient.pk}"')
     payments = html[html.index(f'id="peer-group-{recipient.pk}"') :]
-    assert payments.index("payments answers") < payments.index("first to payments")
     assert "2 messages" in payments and "1 message<" in html
     assert "max-height" not in Path("static/crosstalk/peers.css").read_text()
-    assert "Queued — waking it" in html
+    # The tab filters the conversation, which holds the one card of each message.
+    only = conversation(owner_client, sender, f"?peer={recipient.pk}")
+    assert "first to payments" in only and "payments answers" in only
+    assert "search says hi" not in only and "Only the messages with" in only
+    assert "Queued — waking it" in conversation(owner_client, sender)
+    assert "search says hi" not in html
 
 
 def test_it_toggles_the_switch_from_the_tab(chat, owner_client):
@@ -118,7 +128,7 @@ def test_it_connects_two_chats_with_a_brief(owner, chat, owner_client):
     briefs = PeerMessage.objects.filter(sent_by="person", from_chat=None)
     assert {m.to_chat_id for m in briefs} == {chat.pk, other.pk}
     assert all("Agree on the port." in m.text for m in briefs)
-    assert "Agree on the port." in tab(owner_client, chat)
+    assert "Agree on the port." in conversation(owner_client, chat)
 
 
 def test_it_sends_as_this_chat(owner, sender, recipient, owner_client):
@@ -158,14 +168,14 @@ def test_it_shows_answers_to_you_in_the_tab(owner, sender, recipient, owner_clie
     turn.final_text = "all green"
     [answer] = delivery.answer_from_final_text(turn)
 
-    html = tab(owner_client, recipient)
-
     assert answer.to_chat_id is None
-    assert 'id="peer-group-you"' in html
+    assert 'id="peer-group-you"' in tab(owner_client, recipient)
+    html = conversation(owner_client, recipient, "?peer=you")
     # The answer sits inside the card of the question, in the words for an answer to you.
-    question = html[html.index("status?") - 2000 :]
+    question = html[html.index("<p>status?</p>") :]
     assert "all green" in question and "Delivered — to you" in question
-    assert f'id="tab-msg-{answer.pk}"' in html and html.count("all green") == 1
+    cards = html.split('id="peers-live"')[0]  # before the out-of-band parts (the asks)
+    assert f'id="conversation-msg-{answer.pk}"' in cards and cards.count("all green") == 1
 
 
 def test_it_shows_a_refusal_inline_and_keeps_what_was_typed(sender, recipient, owner_client):
@@ -216,14 +226,27 @@ def test_it_redirects_after_a_send_without_htmx(sender, recipient, owner_client)
     assert response["Location"] == f"/chats/{sender.pk}/#peers-tab"
 
 
-def test_it_cancels_from_the_tab(sender, recipient, owner_client):
+def test_it_cancels_from_the_card(sender, recipient, owner_client):
     peer_actions.check_stop_chat(recipient)
     message = actions.check_send_message(sender, to=recipient.pk, text="held")
-    assert f"/messages/{message.pk}/cancel/" in tab(owner_client, sender)
-    assert "Remove</button>" in tab(owner_client, sender)
+    assert f"/messages/{message.pk}/cancel/" in conversation(owner_client, sender)
+    assert "Remove</button>" in conversation(owner_client, sender)
 
     owner_client.post(f"/chats/{sender.pk}/messages/{message.pk}/cancel/", **HTMX)
 
-    html = tab(owner_client, sender)
+    html = conversation(owner_client, sender)
     assert "Cancelled — removed from the queue" in html
     assert f"/messages/{message.pk}/cancel/" not in html
+
+
+def test_it_a_groups_count_is_the_cards_it_shows_not_their_answers(owner, owner_client):
+    asker = make_chat(owner, "asker", peers=True)
+    answerer = make_chat(owner, "answerer", peers=True)
+    reachable(asker, answerer)
+    question = actions.check_send_message(asker, to=answerer.pk, text="which port?")
+    actions.check_send_message(answerer, to=asker.pk, text="8080", reply_to=question.pk)
+    group = tab(owner_client, asker)
+    group = group[group.index(f'id="peer-group-{answerer.pk}"') :]
+    cards = conversation(owner_client, asker, f"?peer={answerer.pk}").count('<article class="msg ')
+    assert cards == 1 and "1 message<" in group
+    assert "2 messages" not in group  # the answer inside the question's card counts not

@@ -16,6 +16,7 @@ from agents.hooks import views as hook_routes
 from crosstalk import chat_api
 from kernel.api import SafeParser, refusal_response
 from kernel.refusals import Refusal
+from origins import api as origin_routes
 from peers import api_views as peers_routes
 
 
@@ -56,6 +57,7 @@ api.add_router("", chat_api.router)
 api.add_router("", peers_routes.agent)
 api.add_router("", hook_routes.router)
 api.add_router("", peers_routes.person)
+api.add_router("", origin_routes.router)
 
 
 def refused_input(request, refusal: Refusal):

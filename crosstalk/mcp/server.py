@@ -12,6 +12,7 @@ from chats.models import Chat
 from chats.selectors import account_chats
 from chats.serializers import chat_json
 from crosstalk.mcp import chat_tools
+from origins import mcp_tools as origin_tools
 from peers.mcp import agent_tools, person_tools, text
 from peers.mcp.registry import Toolbox
 from peers.selectors import offered_chats
@@ -38,7 +39,9 @@ def describe_reach(caller: Caller) -> str:
     return "\n".join([head, *(reach_line(chat, with_switch=with_switch) for chat in chats)])
 
 
-TOOLBOX = Toolbox(agent_tools.TOOLS, [*person_tools.TOOLS, *chat_tools.TOOLS], describe_reach)
+TOOLBOX = Toolbox(
+    agent_tools.TOOLS, [*person_tools.TOOLS, *chat_tools.TOOLS, *origin_tools.TOOLS], describe_reach
+)
 
 
 def request_secret(ctx: ServerRequestContext, fallback: str) -> str:

@@ -25,9 +25,7 @@ def check_origin_spec(user, spec: OriginSpec, *, exclude: int | None = None) -> 
         if problem := why_address_refused(getattr(spec, field)):
             raise Refusal("invalid_input", f"{field}: {problem}")
     if spec.kind == "webhook" and not spec.callback_url:
-        raise Refusal(
-            "invalid_input", "callback_url: A webhook needs the address its answers go to."
-        )
+        raise Refusal("invalid_input", "callback_url: A webhook needs the address answers go to.")
     taken = Origin.objects.filter(user=user, name=spec.name).exclude(pk=exclude).exists()
     if taken:
         raise name_taken(spec.name)

@@ -24,8 +24,8 @@ def get_own_origin(user, public_id: str) -> Origin:
     return origin
 
 
-def account_origins(user) -> list[Origin]:
-    return list(Origin.objects.filter(user=user).select_related("user"))
+def account_origins(user):
+    return Origin.objects.filter(user=user).select_related("user")
 
 
 def get_serving_origin(public_id: str, *, kinds) -> Origin:

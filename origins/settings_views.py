@@ -33,7 +33,7 @@ def where(origin: Origin) -> str:
 
 
 def render_page(request, *, status: int = 200, **context) -> HttpResponse:
-    origins = account_origins(request.user)
+    origins = list(account_origins(request.user))
     for origin in origins:
         origin.where = where(origin)
         origin.limit = requests_per_hour(origin)

@@ -21,8 +21,9 @@ NEW = {
 
 
 def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, owner):
-    response = owner_client.post("/settings/origins/new/", NEW)
-    assert response.status_code == 200, response.content
+    posted = owner_client.post("/settings/origins/new/", NEW)
+    assert posted.status_code == 302 and posted["Location"] == "/settings/origins/#new-secret"
+    response = owner_client.get("/settings/origins/")
     origin = Origin.objects.get(user=owner)
     page = response.content.decode()
     assert origin.secret in page and f"/hooks/in/{origin.public_id}" in page
@@ -36,7 +37,8 @@ def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, 
     ("change", "says"),
     [
         ({"callback_url": ""}, "callback_url"),
-        ({"callback_url": "file:///etc/passwd"}, "http"),
+        ({"callback_url": "file:///etc/passwd"}, "https://"),
+        ({"callback_url": "-x"}, "https://"),
         ({"agent": "command"}, "needs the command line"),
         ({"agent": "codex", "folder": tempfile.gettempdir()}, "run"),
         ({"name": "bad\x00name"}, "Null characters"),
@@ -46,15 +48,19 @@ def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, 
     ],
 )
 def test_it_refuses_a_bad_origin_with_the_reason(owner_client, change, says):
-    response = owner_client.post("/settings/origins/new/", {**NEW, **change})
+    posted = owner_client.post("/settings/origins/new/", {**NEW, **change})
+    assert posted.status_code == 302 and posted["Location"].endswith("#new-origin")
+    response = owner_client.get("/settings/origins/")
     assert response.status_code == 400
-    assert says in response.content.decode()
+    assert says in response.content.decode() and "Value error" not in response.content.decode()
     assert not Origin.objects.exists()
+    assert owner_client.get("/settings/origins/").status_code == 200  # shown once
 
 
 def test_it_a_taken_name_is_refused(owner_client, owner):
     make_origin(owner, "ci")
-    response = owner_client.post("/settings/origins/new/", NEW)
+    owner_client.post("/settings/origins/new/", NEW)
+    response = owner_client.get("/settings/origins/")
     assert response.status_code == 400 and "already have an origin" in response.content.decode()
 
 
@@ -67,7 +73,9 @@ def test_it_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
     assert origin.name == "gh2" and origin.settings["token"] == "t0k"
     assert origin.settings["handle"] == "crosstalk-bot"
     changed = owner_client.post(f"/settings/origins/{origin.public_id}/", {**form, "kind": "slack"})
-    assert changed.status_code == 400 and "keeps its kind" in changed.content.decode()
+    assert changed.status_code == 302
+    shown = owner_client.get(f"/settings/origins/{origin.public_id}/")
+    assert shown.status_code == 400 and "keeps its kind" in shown.content.decode()
 
 
 def test_it_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner_client, origin):
@@ -79,7 +87,8 @@ def test_it_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner
 
 def test_it_a_new_secret_replaces_the_old_one_at_once(owner_client, origin):
     old = origin.secret
-    response = owner_client.post(f"/settings/origins/{origin.public_id}/secret/")
+    assert owner_client.post(f"/settings/origins/{origin.public_id}/secret/").status_code == 302
+    response = owner_client.get("/settings/origins/")
     origin.refresh_from_db()
     assert origin.secret != old and origin.secret in response.content.decode()
     assert (

@@ -12,7 +12,7 @@ from origins.actions.answers import do_reply_failed
 from origins.actions.resend import MOST_RESENDS
 from origins.models import OriginReply
 from tests.origins.conftest import make_origin, post_hook, signed
-from tests.peers.test_mcp_tools import answered, api_token, mcp, refusal_of
+from tests.peers.test_mcp_tools import answered, api_token, mcp
 
 pytestmark = pytest.mark.django_db
 

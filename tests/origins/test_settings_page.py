@@ -165,3 +165,70 @@ def test_it_the_activity_log_shows_requests_and_outside_refusals_in_words(owner_
     page = owner_client.get("/activity/").content.decode()
     assert "Webhook request from ci-bot (ci)" in page
     assert "Refused: a request from outside was not signed right" in page
+
+
+def field_box(page: str, field: str) -> str:
+    """The HTML of one field's box on the origin form, up to the next box."""
+    start = page.index(f'class="origin-field field-{field}"')
+    end = page.find('class="origin-field ', start + 1)
+    return page[start : end if end != -1 else None]
+
+
+def test_it_puts_an_error_beside_its_field_in_plain_words(owner_client):
+    owner_client.post("/settings/origins/new/", {**NEW, "callback_url": "ftp://x"})
+    page = owner_client.get("/settings/origins/").content.decode()
+    box = field_box(page, "callback_url")
+    assert "field-error" in box and "starting with https://" in box
+    assert 'value="ftp://x"' in box  # what was typed stays
+    assert "field-error" not in field_box(page, "name")
+    assert "Value error" not in page
+
+
+def test_it_never_carries_a_typed_secret_through_the_redirect(owner_client):
+    owner_client.post("/settings/origins/new/", {**NEW, "name": "", "secret": "typed-s3cret"})
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert "typed-s3cret" not in page and "field-error" in field_box(page, "name")
+
+
+@pytest.mark.parametrize(
+    ("kind", "shown", "not_shown"),
+    [
+        ("webhook", {"callback_url", "secret"}, {"handle", "bot_token", "private_key"}),
+        ("github", {"handle", "token", "private_key"}, {"callback_url", "bot_token"}),
+        ("slack", {"bot_token", "api_url"}, {"handle", "callback_url", "app_id"}),
+        ("a2a", {"secret"}, {"callback_url", "handle", "bot_token", "api_url"}),
+        ("automation", {"callback_url"}, {"secret", "handle", "bot_token"}),
+    ],
+)
+def test_it_an_edit_shows_only_its_kinds_fields(owner_client, owner, kind, shown, not_shown):
+    origin = make_origin(owner, "o", kind=kind, settings={})
+    page = owner_client.get(f"/settings/origins/{origin.public_id}/").content.decode()
+    for field in shown:
+        assert f"field-{field}" in page
+    for field in not_shown:
+        assert f"field-{field}" not in page
+
+
+def test_it_labels_fields_in_words_and_the_add_form_names_each_fields_kinds(owner_client):
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert "Api url" not in page and "Answers go to (URL)" in page
+    assert 'data-kinds="github"' in page and "crosstalk/origins.js" in page
+
+
+def test_it_asks_before_a_new_secret_and_a_delete(owner_client, origin):
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert page.count("data-confirm=") == 2
+
+
+def test_it_the_test_request_redirects_and_shows_its_result_once(owner_client, origin):
+    posted = owner_client.post(f"/settings/origins/{origin.public_id}/test/")
+    assert posted.status_code == 302
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert 'class="test-result"' in page
+    assert 'class="test-result"' not in owner_client.get("/settings/origins/").content.decode()
+
+
+def test_it_the_delivery_log_of_another_account_reads_as_missing(outsider_client, origin):
+    assert outsider_client.get(f"/settings/origins/{origin.public_id}/log/").status_code == 404
+    resend = f"/settings/origins/{origin.public_id}/log/answers/1/resend/"
+    assert outsider_client.post(resend).status_code == 404

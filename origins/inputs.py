@@ -87,6 +87,7 @@ class OriginSpec(Input):
 
 # What an origin's set-up shows back (never its secret, tokens or private key).
 SHOWN_SETTINGS = ("callback_url", "handle", "api_url", "app_id", "installation_id")
+SECRET_SETTINGS = ("token", "bot_token", "private_key")
 TEMPLATE_FIELDS = ("agent", "repository", "branch", "folder", "model", "permission_mode", "command")
 
 

@@ -3,11 +3,9 @@
 that made it (create, rotate), that once."""
 
 from chats.serializers import iso
-from origins.inputs import SHOWN_SETTINGS, TEMPLATE_FIELDS
+from origins.inputs import SECRET_SETTINGS, SHOWN_SETTINGS, TEMPLATE_FIELDS
 from origins.models import Origin, OriginDelivery, OriginReply
 from origins.selectors import requests_per_hour, where
-
-SECRET_SETTINGS = ("token", "bot_token", "private_key")
 
 
 def origin_json(origin: Origin) -> dict:

@@ -72,7 +72,7 @@ def origins_page(request) -> HttpResponse:
         "tested": tested.get("origin"),
         "test_result": tested.get("result"),
     }
-    return render(request, TEMPLATE, context, status=400 if form.errors else 200)
+    return render(request, TEMPLATE, context)
 
 
 def back_to_list(anchor: str = "") -> HttpResponse:
@@ -111,7 +111,7 @@ def edit_origin(request, public_id: str) -> HttpResponse:
     form = refused_form(request, origin.public_id, fixed_kind=origin.kind)
     form = form or OriginForm(initial=initial_for(origin), fixed_kind=origin.kind)
     context = {"origin": origin, "form": form}
-    return render(request, "origins/edit.html", context, status=400 if form.errors else 200)
+    return render(request, "origins/edit.html", context)
 
 
 def save_origin(request, origin: Origin) -> HttpResponse:

@@ -56,7 +56,6 @@ def test_it_an_edit_without_the_key_keeps_it_and_never_shows_it(owner_client, ow
 def test_it_refuses_what_is_no_app_id_or_key(owner_client, owner, field, value):
     owner_client.post("/settings/origins/new/", {**APP, field: value})
     response = owner_client.get("/settings/origins/")
-    assert response.status_code == 400
     assert not Origin.objects.filter(user=owner).exists()
     # Beside its field, in plain words (not the library's "String should match pattern").
     page = response.content.decode()

@@ -50,18 +50,17 @@ def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, 
 def test_it_refuses_a_bad_origin_with_the_reason(owner_client, change, says):
     posted = owner_client.post("/settings/origins/new/", {**NEW, **change})
     assert posted.status_code == 302 and posted["Location"].endswith("#new-origin")
-    response = owner_client.get("/settings/origins/")
-    assert response.status_code == 400
-    assert says in response.content.decode() and "Value error" not in response.content.decode()
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert says in page and "Value error" not in page and "errorlist" in page
     assert not Origin.objects.exists()
-    assert owner_client.get("/settings/origins/").status_code == 200  # shown once
+    assert "errorlist" not in owner_client.get("/settings/origins/").content.decode()  # once
 
 
 def test_it_a_taken_name_is_refused(owner_client, owner):
     make_origin(owner, "ci")
     owner_client.post("/settings/origins/new/", NEW)
     response = owner_client.get("/settings/origins/")
-    assert response.status_code == 400 and "already have an origin" in response.content.decode()
+    assert "already have an origin" in response.content.decode()
 
 
 def test_it_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
@@ -75,7 +74,7 @@ def test_it_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
     changed = owner_client.post(f"/settings/origins/{origin.public_id}/", {**form, "kind": "slack"})
     assert changed.status_code == 302
     shown = owner_client.get(f"/settings/origins/{origin.public_id}/")
-    assert shown.status_code == 400 and "keeps its kind" in shown.content.decode()
+    assert "keeps its kind" in shown.content.decode()
 
 
 def test_it_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner_client, origin):

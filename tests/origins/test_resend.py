@@ -1,13 +1,16 @@
 """Resend a failed answer (the delivery log, REST, MCP): queued once however often it is
 asked, sent once; the limits hold (a disabled origin, a sent answer, MOST_RESENDS)."""
 
+import threading
+
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from chats.models import Chat
-from origins.actions import send_due_replies
+from origins.actions import check_resend_answer, send_due_replies
 from origins.actions.answers import do_reply_failed
 from origins.actions.resend import MOST_RESENDS
 from origins.models import OriginReply
@@ -113,3 +116,25 @@ def test_it_the_log_lists_requests_and_answers(owner_api, failed):
     answers = owner_api.call("GET", f"/api/v1/origins/{origin.public_id}/answers").json()
     assert requests["count"] == 1 and requests["items"][0]["chat"] == answers["items"][0]["chat"]
     assert answers["items"][0]["last_error"] == "ConnectError: refused"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_two_resends_at_the_same_moment_queue_it_once(failed):
+    origin = failed.thread.origin
+    barrier = threading.Barrier(2)
+    states: list[str] = []
+
+    def click() -> None:
+        barrier.wait()
+        try:
+            states.append(check_resend_answer(origin, failed.pk).state)
+        finally:
+            connection.close()
+
+    clicks = [threading.Thread(target=click) for _ in range(2)]
+    for thread in clicks:
+        thread.start()
+    for thread in clicks:
+        thread.join()
+    assert states == ["pending", "pending"]
+    assert OriginReply.objects.get().resends == 1

@@ -81,7 +81,7 @@ def list_answers(request, origin_id: str, limit: Limit = 50, offset: Offset = 0)
 
 @router.post(
     "/origins/{origin_id}/answers/{answer_id}/resend",
-    response={200: AnswerOut, **problems(401, 404, 409, 429)},
+    response={200: AnswerOut, **problems(400, 401, 404, 409, 429)},
 )
 def resend_answer(request, origin_id: str, answer_id: int):
     """A failed answer, queued again (once however often it is asked)."""

@@ -43,6 +43,15 @@ KIND_HELP = {
     },
 }
 SECRET_FIELDS = ("secret", "token", "bot_token", "private_key")
+# Django's own refusals, in the same plain words as the rest of the form.
+WORDS = {
+    "required": "Fill this in.",
+    "max_length": "At most %(limit_value)d characters (this has %(show_value)d).",
+    "min_value": "At least %(limit_value)s.",
+    "max_value": "At most %(limit_value)s.",
+    "invalid_choice": "Pick one of the choices.",
+    "invalid": "A whole number, such as 60.",
+}
 
 
 def text(label: str, max_length: int, help_text: str = "", **options) -> forms.CharField:
@@ -97,6 +106,8 @@ class OriginForm(forms.Form):
 
     def __init__(self, *args, fixed_kind: str | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.error_messages.update(WORDS)
         self.fixed_kind = fixed_kind
         if fixed_kind:  # an edit: the kind stays, and only its fields are shown
             self.fields["kind"].widget = forms.HiddenInput()

@@ -43,8 +43,10 @@ def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, 
         ({"agent": "codex", "folder": tempfile.gettempdir()}, "run"),
         ({"name": "bad\x00name"}, "Null characters"),
         ({"name": "x" * 81}, "80"),
-        ({"requests_per_hour": "0"}, "greater than or equal to 1"),
-        ({"kind": "nope"}, "valid choice"),
+        ({"requests_per_hour": "0"}, "At least 1."),
+        ({"requests_per_hour": "many"}, "A whole number"),
+        ({"name": ""}, "Fill this in."),
+        ({"kind": "nope"}, "Pick one of the choices."),
     ],
 )
 def test_it_refuses_a_bad_origin_with_the_reason(owner_client, change, says):

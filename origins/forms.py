@@ -42,6 +42,15 @@ KIND_HELP = {
         "automation": "Optional: where Crosstalk POSTs each answer.",
     },
 }
+# Labels that differ by kind: {field: {kind: label}}.
+KIND_LABELS = {
+    "secret": {
+        "webhook": "Signing secret",
+        "github": "GitHub webhook secret",
+        "slack": "Slack signing secret",
+        "a2a": "Bearer token",
+    },
+}
 SECRET_FIELDS = ("secret", "token", "bot_token", "private_key")
 # Django's own refusals, in the same plain words as the rest of the form.
 WORDS = {
@@ -122,11 +131,16 @@ class OriginForm(forms.Form):
         """Each field with the kinds it belongs to and its help per kind (the template)."""
         rows = []
         for bound in self:
-            helps = KIND_HELP.get(bound.name, {})
-            if self.fixed_kind:
-                helps = {k: v for k, v in helps.items() if k == self.fixed_kind}
-            rows.append({"field": bound, "kinds": self.kinds_of(bound.name), "helps": helps})
+            helps = self.for_kind(KIND_HELP.get(bound.name, {}))
+            labels = self.for_kind(KIND_LABELS.get(bound.name, {}))
+            kinds = self.kinds_of(bound.name)
+            rows.append({"field": bound, "kinds": kinds, "helps": helps, "labels": labels})
         return rows
+
+    def for_kind(self, by_kind: dict) -> dict:
+        if not self.fixed_kind:
+            return by_kind
+        return {kind: words for kind, words in by_kind.items() if kind == self.fixed_kind}
 
     def judge(self) -> OriginSpec | None:
         """The fields as the shared input model, or None with errors beside their fields."""

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from tests.e2e.looks import assert_fits, assert_readable
-from tests.e2e.test_browser import CHROMIUM, WIDTHS, expect, new_context
+from tests.e2e.test_browser import CHROMIUM, SHOTS, WIDTHS, expect, new_context
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
 
@@ -27,7 +27,7 @@ KINDS = {
 EVERY_KIND = {"name", "agent", "repository", "requests_per_hour"}
 
 
-@pytest.fixture(params=[(w, s) for w in WIDTHS for s in ("light", "dark")], ids=str)
+@pytest.fixture(params=[(w, s) for w in WIDTHS for s in ("light", "dark")], ids="-".join)
 def looks(request, browser, base_url, logged_in, console_errors):
     width, scheme = request.param
     opened = new_context(browser, base_url, logged_in, console_errors, width, scheme)
@@ -60,9 +60,10 @@ def row(page, name: str):
     return page.locator("#origins-card .token-row", has_text=name)
 
 
-def test_it_shows_only_the_chosen_kinds_fields_and_looks_right(looks):
+def test_it_shows_only_the_chosen_kinds_fields_and_looks_right(looks, request):
     page = looks.new_page()
     page.goto(PAGE)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     for kind, (shown, hidden) in KINDS.items():
         page.select_option("#new-origin select[name=kind]", kind)
         for field in shown | EVERY_KIND:
@@ -70,8 +71,13 @@ def test_it_shows_only_the_chosen_kinds_fields_and_looks_right(looks):
         for field in hidden:
             expect(box(page, field)).to_be_hidden()
         expect(page.locator("#new-origin label", has_text="Api url")).to_have_count(0)
+        if kind == "slack":
+            expect(page.get_by_label("Slack signing secret")).to_be_visible()
         assert_fits(page)
         assert_readable(page)
+        if kind == "github":
+            shot = SHOTS / f"origins-{request.node.callspec.id}.png"
+            page.locator("#new-origin").screenshot(path=str(shot))
 
 
 def test_it_puts_the_error_beside_its_field_and_copies_the_url_and_secret(looks):

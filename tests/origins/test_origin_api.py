@@ -189,3 +189,17 @@ def test_it_refuses_nul_bytes_in_a_change_and_keeps_what_is_stored(owner_api, pe
     tool = refusal_of(mcp(person, "update_origin", {"origin": origin.public_id, "name": "a\x00"}))
     assert rest.status_code == 400 and rest.json()["code"] == tool["code"] == "invalid_input"
     assert Origin.objects.get().name == "ci"
+
+
+def test_it_an_mcp_create_retried_with_its_key_makes_one_origin(person):
+    first = answered(mcp(person, "create_origin", {**NEW, "idempotencyKey": "k1"}))
+    again = answered(mcp(person, "create_origin", {**NEW, "idempotencyKey": "k1"}))
+    assert first == again and Origin.objects.count() == 1
+
+
+def test_it_a_rest_create_retried_with_its_key_makes_one_origin(owner_api):
+    headers = {"Idempotency-Key": "k1"}
+    first = owner_api.post("/api/v1/origins", NEW, content_type="application/json", headers=headers)
+    again = owner_api.post("/api/v1/origins", NEW, content_type="application/json", headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert first.json() == again.json() and Origin.objects.count() == 1

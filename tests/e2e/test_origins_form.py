@@ -80,7 +80,7 @@ def test_it_shows_only_the_chosen_kinds_fields_and_looks_right(looks, request):
             page.locator("#new-origin").screenshot(path=str(shot))
 
 
-def test_it_puts_the_error_beside_its_field_and_copies_the_url_and_secret(looks):
+def test_it_puts_the_error_beside_its_field_and_copies_the_url_and_secret(looks, request):
     page = looks.new_page()
     name = f"hook-{uuid.uuid4().hex[:6]}"
     add_origin(page, name, callback_url="ftp://nowhere")
@@ -102,6 +102,9 @@ def test_it_puts_the_error_beside_its_field_and_copies_the_url_and_secret(looks)
     url = row(page, name).locator(".origin-where").inner_text()
     assert page.evaluate("navigator.clipboard.readText()") == url and "/hooks/in/org_" in url
     assert_readable(page)
+    assert_fits(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"origins-list-{request.node.callspec.id}.png"))
 
 
 def test_it_a_reload_never_sends_a_form_again(desktop):

@@ -17,6 +17,7 @@ from crosstalk import chat_api
 from crosstalk.inbox import api as inbox_api
 from kernel.api import SafeParser, refusal_response
 from kernel.refusals import Refusal
+from origins import api as origin_routes
 from peers import api_views as peers_routes
 
 
@@ -58,6 +59,7 @@ api.add_router("", peers_routes.agent)
 api.add_router("", hook_routes.router)
 api.add_router("", peers_routes.person)
 api.add_router("", inbox_api.router)
+api.add_router("", origin_routes.router)
 
 
 def refused_input(request, refusal: Refusal):

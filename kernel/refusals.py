@@ -28,6 +28,9 @@ STATUS_BY_CODE = {
     "idempotency_in_progress": 409,
     "idempotency_key_done": 409,
     "duplicate_delivery": 409,
+    # An origin's answer (origins.actions.resend): sent already, or its origin disabled.
+    "already_sent": 409,
+    "origin_disabled": 409,
     "too_large": 413,
     # Logins locked out for a while (accounts.throttle).
     "too_many_attempts": 429,

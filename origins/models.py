@@ -127,6 +127,9 @@ class OriginReply(models.Model):
     text = models.TextField()
     state = models.CharField(max_length=10, choices=State, default=State.PENDING)
     attempts = models.PositiveIntegerField(default=0)
+    # How often the person sent a failed answer again (origins.actions.resend): each
+    # resend allows ORIGIN_REPLY_ATTEMPTS more tries, up to MOST_RESENDS.
+    resends = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField()
     last_error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField()

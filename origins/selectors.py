@@ -6,7 +6,7 @@ from django.db.models import Q
 
 from chats.models import Turn
 from kernel.refusals import Refusal
-from origins.models import A2ATask, Origin, OriginThread
+from origins.models import A2ATask, Origin, OriginDelivery, OriginReply, OriginThread
 from peers.limits import current_limits
 
 TURN_ENDED = {Turn.State.DONE, Turn.State.FAILED, Turn.State.CANCELLED}
@@ -24,8 +24,8 @@ def get_own_origin(user, public_id: str) -> Origin:
     return origin
 
 
-def account_origins(user) -> list[Origin]:
-    return list(Origin.objects.filter(user=user).select_related("user"))
+def account_origins(user):
+    return Origin.objects.filter(user=user).select_related("user")
 
 
 def get_serving_origin(public_id: str, *, kinds) -> Origin:
@@ -85,8 +85,30 @@ def turn_outcome(turn_id: int) -> tuple[str, str] | None:
     return turn["state"], turn["final_text"] or turn["error"]
 
 
+def where(origin: Origin) -> str:
+    """What the outside source is given: its URL, or for automation the command."""
+    if origin.kind == Origin.Kind.A2A:
+        return public_url(f"/a2a/{origin.public_id}/")
+    if origin.kind == Origin.Kind.AUTOMATION:
+        user = origin.user.username
+        return f'python manage.py start_chat --origin {origin.public_id} --user {user} --text "…"'
+    return public_url(f"/hooks/in/{origin.public_id}")
+
+
 def public_url(path: str) -> str:
     """This server's URL for `path`, as the outside reaches it: CROSSTALK_PUBLIC_URL, else
     CROSSTALK_URL (both the admin's), never a request's Host header."""
     base = settings.CROSSTALK_PUBLIC_URL or settings.CROSSTALK_URL
     return base.rstrip("/") + path
+
+
+def origin_requests(origin: Origin):
+    """The origin's accepted requests, newest first, each with the turn that answers it."""
+    rows = OriginDelivery.objects.filter(origin=origin).select_related("turn")
+    return rows.order_by("-created_at", "-id")
+
+
+def origin_answers(origin: Origin):
+    """The answers going back to the origin, newest first (each reply's chat named)."""
+    rows = OriginReply.objects.filter(thread__origin=origin).select_related("thread")
+    return rows.order_by("-created_at", "-id")

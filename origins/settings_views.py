@@ -1,77 +1,98 @@
 """Settings → Origins (/settings/origins/): add, edit, disable, delete an origin, see its
 URL, regenerate its secret and send it a signed test request. Another account's origin
-answers 404 on every route (origins.selectors)."""
+answers 404 on every route (origins.selectors).
+
+Post, redirect, get: every POST answers a redirect, so a reload never sends it again.
+What the next page shows comes through the session: the id of an origin whose secret is
+shown this once (read from its row, never copied into the session), a test's result, or
+a refused form's fields (secrets left out) with its errors."""
 
 import httpx
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.forms.utils import ErrorDict
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from kernel.inputs import parse
 from kernel.refusals import Refusal
 from origins import actions
 from origins.connectors import HOOK_KINDS, for_kind
 from origins.forms import OriginForm, initial_for
-from origins.inputs import OriginSpec
 from origins.models import Origin
-from origins.selectors import account_origins, get_own_origin, public_url, requests_per_hour
+from origins.selectors import (
+    account_origins,
+    get_own_origin,
+    public_url,
+    requests_per_hour,
+    where,
+)
 
 TEMPLATE = "origins/settings.html"
 TEST_TIMEOUT_SECONDS = 10
+SHOW_SECRET, TESTED, REFUSED = "origin_secret_once", "origin_tested", "origin_refused"
 
 
-def where(origin: Origin) -> str:
-    """What the outside source is given: its URL, or for automation the command."""
-    if origin.kind == Origin.Kind.A2A:
-        return public_url(f"/a2a/{origin.public_id}/")
-    if origin.kind == Origin.Kind.AUTOMATION:
-        user = origin.user.username
-        return f'python manage.py start_chat --origin {origin.public_id} --user {user} --text "…"'
-    return public_url(f"/hooks/in/{origin.public_id}")
+def refused_form(request, key: str, **options) -> OriginForm | None:
+    """The form a POST refused, shown again with its errors (once), or None."""
+    kept = request.session.pop(REFUSED, None)
+    if not kept or kept.get("key") != key:
+        return None
+    form = OriginForm(kept["data"], **options)
+    form.full_clean()  # the values as typed, then exactly the errors the POST had
+    form._errors = ErrorDict(
+        {
+            field or NON_FIELD_ERRORS: form.error_class(errors)
+            for field, errors in kept["errors"].items()
+        }
+    )
+    return form
 
 
-def render_page(request, *, status: int = 200, **context) -> HttpResponse:
-    origins = account_origins(request.user)
+def keep_refused(request, key: str, form: OriginForm) -> None:
+    request.session[REFUSED] = {"key": key, "data": form.kept_data(), "errors": form.kept_errors()}
+
+
+@never_cache  # a secret may be on it, this once
+@login_required
+def origins_page(request) -> HttpResponse:
+    origins = list(account_origins(request.user))
     for origin in origins:
         origin.where = where(origin)
         origin.limit = requests_per_hour(origin)
-    context.setdefault("form", OriginForm(initial={"enabled": True}))
-    return render(request, TEMPLATE, {"origins": origins, **context}, status=status)
+    shown = request.session.pop(SHOW_SECRET, None)
+    tested = request.session.pop(TESTED, None) or {}
+    form = refused_form(request, "new") or OriginForm(initial={"enabled": True})
+    context = {
+        "origins": origins,
+        "form": form,
+        "new_origin": next((o for o in origins if o.public_id == shown), None),
+        "tested": tested.get("origin"),
+        "test_result": tested.get("result"),
+    }
+    return render(request, TEMPLATE, context)
 
 
-@login_required
-def origins_page(request) -> HttpResponse:
-    return render_page(request)
+def back_to_list(anchor: str = "") -> HttpResponse:
+    return redirect(reverse("origin-settings") + (f"#{anchor}" if anchor else ""))
 
 
-def judged(request, form: OriginForm) -> OriginSpec | None:
-    """The form's fields as the shared input model; errors go beside the form."""
-    if not form.is_valid():
-        return None
-    try:
-        return parse(OriginSpec, form.spec_data())
-    except Refusal as refusal:
-        form.add_error(None, refusal.message)
-        return None
-
-
-# The new secret is rendered into this one response and never shown again.
-@never_cache
 @require_POST
 @login_required
 def create_origin(request) -> HttpResponse:
     form = OriginForm(request.POST)
-    spec = judged(request, form)
-    if spec is None:
-        return render_page(request, form=form, status=400)
     try:
-        origin = actions.check_create_origin(request.user, spec=spec)
+        spec = form.judge()
+        if spec is not None:
+            origin = actions.check_create_origin(request.user, spec=spec)
+            request.session[SHOW_SECRET] = origin.public_id
+            return back_to_list("new-secret")
     except Refusal as refusal:
-        form.add_error(None, refusal.message)
-        return render_page(request, form=form, status=400)
-    return render_page(request, new_origin=origin, new_secret=origin.secret)
+        form.refused(refusal)
+    keep_refused(request, "new", form)
+    return back_to_list("new-origin")
 
 
 def origin_or_404(request, public_id: str) -> Origin:
@@ -85,18 +106,25 @@ def origin_or_404(request, public_id: str) -> Origin:
 @login_required
 def edit_origin(request, public_id: str) -> HttpResponse:
     origin = origin_or_404(request, public_id)
-    if request.method != "POST":
-        form = OriginForm(initial=initial_for(origin))
-        return render(request, "origins/edit.html", {"origin": origin, "form": form})
-    form = OriginForm(request.POST)
-    spec = judged(request, form)
+    if request.method == "POST":
+        return save_origin(request, origin)
+    form = refused_form(request, origin.public_id, fixed_kind=origin.kind)
+    form = form or OriginForm(initial=initial_for(origin), fixed_kind=origin.kind)
+    context = {"origin": origin, "form": form}
+    return render(request, "origins/edit.html", context)
+
+
+def save_origin(request, origin: Origin) -> HttpResponse:
+    form = OriginForm(request.POST, fixed_kind=origin.kind)
     try:
+        spec = form.judge()
         if spec is not None:
             actions.check_update_origin(request.user, origin, spec=spec)
-            return redirect("origin-settings")
+            return back_to_list(f"origin-{origin.public_id}")
     except Refusal as refusal:
-        form.add_error(None, refusal.message)
-    return render(request, "origins/edit.html", {"origin": origin, "form": form}, status=400)
+        form.refused(refusal)
+    keep_refused(request, origin.public_id, form)
+    return redirect("origin-edit", public_id=origin.public_id)
 
 
 @require_POST
@@ -104,23 +132,23 @@ def edit_origin(request, public_id: str) -> HttpResponse:
 def toggle_origin(request, public_id: str) -> HttpResponse:
     origin = origin_or_404(request, public_id)
     actions.do_set_enabled(origin, enabled=not origin.enabled)
-    return redirect("origin-settings")
+    return back_to_list(f"origin-{origin.public_id}")
 
 
-@never_cache
 @require_POST
 @login_required
 def regenerate_secret(request, public_id: str) -> HttpResponse:
     origin = origin_or_404(request, public_id)
-    secret = actions.do_regenerate_secret(origin)
-    return render_page(request, new_origin=origin, new_secret=secret)
+    actions.do_regenerate_secret(origin)
+    request.session[SHOW_SECRET] = origin.public_id
+    return back_to_list("new-secret")
 
 
 @require_POST
 @login_required
 def delete_origin(request, public_id: str) -> HttpResponse:
     actions.do_delete_origin(origin_or_404(request, public_id))
-    return redirect("origin-settings")
+    return back_to_list()
 
 
 @require_POST
@@ -128,7 +156,8 @@ def delete_origin(request, public_id: str) -> HttpResponse:
 def test_origin(request, public_id: str) -> HttpResponse:
     origin = origin_or_404(request, public_id)
     result = send_test_request(origin)
-    return render_page(request, tested=origin, test_result=result)
+    request.session[TESTED] = {"origin": origin.public_id, "result": result}
+    return back_to_list(f"origin-{origin.public_id}")
 
 
 def send_test_request(origin: Origin) -> str:

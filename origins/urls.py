@@ -1,6 +1,6 @@
 from django.urls import path
 
-from origins import settings_views, views
+from origins import log_views, settings_views, views
 
 urlpatterns = [
     path("hooks/in/<str:public_id>", views.hook_in, name="origin-hook"),
@@ -23,4 +23,10 @@ urlpatterns = [
         name="origin-delete",
     ),
     path("settings/origins/<str:public_id>/test/", settings_views.test_origin, name="origin-test"),
+    path("settings/origins/<str:public_id>/log/", log_views.origin_log, name="origin-log"),
+    path(
+        "settings/origins/<str:public_id>/log/answers/<int:answer_id>/resend/",
+        log_views.resend_answer,
+        name="origin-resend",
+    ),
 ]

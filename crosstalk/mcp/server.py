@@ -12,6 +12,7 @@ from chats.models import Chat
 from chats.selectors import listed_chats
 from chats.serializers import chat_json
 from crosstalk.mcp import chat_tools, inbox_tools, lifecycle_tools
+from origins import mcp_tools as origin_tools
 from peers.mcp import agent_tools, person_tools, text
 from peers.mcp.registry import Toolbox
 from peers.selectors import offered_chats
@@ -43,6 +44,7 @@ PERSON_TOOLS = [
     *chat_tools.TOOLS,
     *lifecycle_tools.TOOLS,
     *inbox_tools.TOOLS,
+    *origin_tools.TOOLS,
 ]
 TOOLBOX = Toolbox(agent_tools.TOOLS, PERSON_TOOLS, describe_reach)
 

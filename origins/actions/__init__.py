@@ -7,6 +7,7 @@ import from here.
 - automation: chats started by scripts, MCP and REST (`origin: "automation"`)
 - a2a_tasks: the A2A tasks kept for the SDK
 - chat_gone: a deleted chat's outside thread forgotten
+- resend: the person sends a failed answer again
 """
 
 from origins.actions.a2a_tasks import do_delete_a2a_task, do_save_a2a_task
@@ -20,6 +21,7 @@ from origins.actions.answers import (
 from origins.actions.automation import check_start_automation, start_from_chat_faces
 from origins.actions.chat_gone import do_forget_chat
 from origins.actions.configure import (
+    check_change_origin,
     check_create_origin,
     check_update_origin,
     do_delete_origin,
@@ -27,13 +29,16 @@ from origins.actions.configure import (
     do_set_enabled,
 )
 from origins.actions.receive import Received, receive_from_origin
+from origins.actions.resend import check_resend_answer
 from origins.inputs import Inbound
 
 __all__ = [
     "FAILED_TURN",
     "Inbound",
     "Received",
+    "check_change_origin",
     "check_create_origin",
+    "check_resend_answer",
     "check_start_automation",
     "check_update_origin",
     "do_delete_a2a_task",

@@ -133,11 +133,13 @@ def do_reply_failed(reply: OriginReply, error: str, now) -> None:
     with transaction.atomic():
         reply.attempts += 1
         reply.last_error = error
-        if reply.attempts >= settings.ORIGIN_REPLY_ATTEMPTS:
+        # A resend (origins.actions.resend) starts a fresh round of tries.
+        tries = reply.attempts - reply.resends * settings.ORIGIN_REPLY_ATTEMPTS
+        if tries >= settings.ORIGIN_REPLY_ATTEMPTS:
             reply.state = OriginReply.State.FAILED
             note_answer(reply, f"answer failed after {reply.attempts} tries: {error}", now)
         else:
-            delay = min(FIRST_DELAY_SECONDS * 2 ** (reply.attempts - 1), MOST_DELAY_SECONDS)
+            delay = min(FIRST_DELAY_SECONDS * 2 ** (tries - 1), MOST_DELAY_SECONDS)
             reply.next_attempt_at = now + timedelta(seconds=delay)
             note_answer(reply, f"answer try {reply.attempts} failed: {error}", now)
         reply.save(update_fields=["attempts", "last_error", "state", "next_attempt_at"])

@@ -4,30 +4,31 @@ reads like a missing one (origins.selectors.get_own_origin)."""
 from django.db import IntegrityError, transaction
 
 from chats.actions import check_chat_template
+from kernel.inputs import parse
 from kernel.refusals import Refusal
-from origins.inputs import OriginSpec
+from origins.inputs import TEMPLATE_FIELDS, OriginSpec, current_values
 from origins.models import Origin, new_origin_secret
 from origins.outbound import why_address_refused
 
-TEMPLATE = ["agent", "repository", "branch", "folder", "model", "permission_mode", "command"]
-MOST_REQUESTS_PER_HOUR = 100_000
+TEMPLATE = list(TEMPLATE_FIELDS)
+
+
+def name_taken(name: str) -> Refusal:
+    return Refusal("name_taken", f"name: You already have an origin named {name!r}.")
 
 
 def check_origin_spec(user, spec: OriginSpec, *, exclude: int | None = None) -> None:
+    """Each refusal's message starts with its field ("callback_url: ..."): the form puts
+    it beside that field."""
     check_chat_template(user, spec)
-    rate = spec.requests_per_hour
-    if rate is not None and not 1 <= rate <= MOST_REQUESTS_PER_HOUR:
-        raise Refusal(
-            "invalid_input", f"requests_per_hour: from 1 to {MOST_REQUESTS_PER_HOUR:,}, or blank."
-        )
     for field in ("callback_url", "api_url"):
         if problem := why_address_refused(getattr(spec, field)):
             raise Refusal("invalid_input", f"{field}: {problem}")
     if spec.kind == "webhook" and not spec.callback_url:
-        raise Refusal("invalid_input", "callback_url: where the answers of a webhook go.")
+        raise Refusal("invalid_input", "callback_url: A webhook needs the address answers go to.")
     taken = Origin.objects.filter(user=user, name=spec.name).exclude(pk=exclude).exists()
     if taken:
-        raise Refusal("name_taken", f"You already have an origin named {spec.name!r}.")
+        raise name_taken(spec.name)
 
 
 def check_create_origin(user, *, spec: OriginSpec) -> Origin:
@@ -35,7 +36,7 @@ def check_create_origin(user, *, spec: OriginSpec) -> Origin:
     try:
         return do_create_origin(user, spec)
     except IntegrityError:
-        raise Refusal("name_taken", f"You already have an origin named {spec.name!r}.") from None
+        raise name_taken(spec.name) from None
 
 
 def do_create_origin(user, spec: OriginSpec) -> Origin:
@@ -55,12 +56,18 @@ def do_create_origin(user, spec: OriginSpec) -> Origin:
 def check_update_origin(user, origin: Origin, *, spec: OriginSpec) -> Origin:
     """The kind stays what it was: its URL and secret were handed out for that kind."""
     if spec.kind != origin.kind:
-        raise Refusal("invalid_input", "kind: an origin keeps its kind; add a new one instead.")
+        raise Refusal("invalid_input", "kind: An origin keeps its kind; add a new one instead.")
     check_origin_spec(user, spec, exclude=origin.pk)
     try:
         return do_update_origin(origin, spec)
     except IntegrityError:
-        raise Refusal("name_taken", f"You already have an origin named {spec.name!r}.") from None
+        raise name_taken(spec.name) from None
+
+
+def check_change_origin(user, origin: Origin, *, changes: dict) -> Origin:
+    """REST's PATCH and MCP's update_origin: the changes over what is stored, judged whole."""
+    spec = parse(OriginSpec, {**current_values(origin), **changes})
+    return check_update_origin(user, origin, spec=spec)
 
 
 def do_update_origin(origin: Origin, spec: OriginSpec) -> Origin:

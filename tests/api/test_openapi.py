@@ -33,6 +33,15 @@ OPERATIONS = {
     ("post", "/api/v1/agent/hooks/claude-code"),
     ("post", "/api/v1/agent/hooks/codex"),
     ("post", "/api/v1/agent/hooks/gemini"),
+    ("get", "/api/v1/origins"),
+    ("post", "/api/v1/origins"),
+    ("get", "/api/v1/origins/{origin_id}"),
+    ("patch", "/api/v1/origins/{origin_id}"),
+    ("delete", "/api/v1/origins/{origin_id}"),
+    ("post", "/api/v1/origins/{origin_id}/secret"),
+    ("get", "/api/v1/origins/{origin_id}/requests"),
+    ("get", "/api/v1/origins/{origin_id}/answers"),
+    ("post", "/api/v1/origins/{origin_id}/answers/{answer_id}/resend"),
 }
 
 

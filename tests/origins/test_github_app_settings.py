@@ -22,7 +22,7 @@ APP = {
 def test_it_keeps_a_github_apps_id_installation_and_key(owner_client, owner):
     response = owner_client.post("/settings/origins/new/", APP)
 
-    assert response.status_code == 200, response.content
+    assert response.status_code == 302, response.content
     origin = Origin.objects.get(user=owner)
     assert origin.settings["app_id"] == "12345" and origin.settings["installation_id"] == "678"
     assert origin.settings["private_key"] == KEY.replace("\r\n", "\n")
@@ -54,9 +54,15 @@ def test_it_an_edit_without_the_key_keeps_it_and_never_shows_it(owner_client, ow
     ],
 )
 def test_it_refuses_what_is_no_app_id_or_key(owner_client, owner, field, value):
-    response = owner_client.post("/settings/origins/new/", {**APP, field: value})
-    assert response.status_code == 400
+    owner_client.post("/settings/origins/new/", {**APP, field: value})
+    response = owner_client.get("/settings/origins/")
     assert not Origin.objects.filter(user=owner).exists()
+    # Beside its field, in plain words (not the library's "String should match pattern").
+    page = response.content.decode()
+    box = page[page.index(f'class="origin-field field-{field}"') :]
+    error = box[: box.index("</div>")]
+    assert "field-error" in page and "should match" not in page
+    assert ("Digits only" in box or "BEGIN" in box) and error
 
 
 def test_it_another_accounts_app_origin_reads_as_missing(outsider_client, owner_client, owner):

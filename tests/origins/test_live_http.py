@@ -102,7 +102,7 @@ def test_it_the_test_button_sends_a_signed_request_to_the_servers_public_url(
     settings.CROSSTALK_PUBLIC_URL = live_server.url
     client = Client()
     client.force_login(owner)
-    page = client.post(f"/settings/origins/{origin.public_id}/test/")
+    page = client.post(f"/settings/origins/{origin.public_id}/test/", follow=True)
     text = page.content.decode()
     assert f"{live_server.url}/hooks/in/{origin.public_id} answered 200" in text
     assert "The signature checks out." in text
@@ -119,7 +119,9 @@ def test_it_the_test_button_never_goes_where_the_host_header_says(
     client = Client()
     client.force_login(owner)
     crafted = f"127.0.0.1:{loopback_listener.port}"
-    page = client.post(f"/settings/origins/{origin.public_id}/test/", HTTP_HOST=crafted)
+    page = client.post(
+        f"/settings/origins/{origin.public_id}/test/", HTTP_HOST=crafted, follow=True
+    )
     assert f"{live_server.url}/hooks/in/{origin.public_id} answered 200" in page.content.decode()
     assert crafted not in page.content.decode()
     assert loopback_listener.connections == 0

@@ -21,8 +21,9 @@ NEW = {
 
 
 def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, owner):
-    response = owner_client.post("/settings/origins/new/", NEW)
-    assert response.status_code == 200, response.content
+    posted = owner_client.post("/settings/origins/new/", NEW)
+    assert posted.status_code == 302 and posted["Location"] == "/settings/origins/#new-secret"
+    response = owner_client.get("/settings/origins/")
     origin = Origin.objects.get(user=owner)
     page = response.content.decode()
     assert origin.secret in page and f"/hooks/in/{origin.public_id}" in page
@@ -36,26 +37,32 @@ def test_it_adds_an_origin_and_shows_its_secret_once_with_its_url(owner_client, 
     ("change", "says"),
     [
         ({"callback_url": ""}, "callback_url"),
-        ({"callback_url": "file:///etc/passwd"}, "http"),
+        ({"callback_url": "file:///etc/passwd"}, "https://"),
+        ({"callback_url": "-x"}, "https://"),
         ({"agent": "command"}, "needs the command line"),
         ({"agent": "codex", "folder": tempfile.gettempdir()}, "run"),
         ({"name": "bad\x00name"}, "Null characters"),
         ({"name": "x" * 81}, "80"),
-        ({"requests_per_hour": "0"}, "greater than or equal to 1"),
-        ({"kind": "nope"}, "valid choice"),
+        ({"requests_per_hour": "0"}, "At least 1."),
+        ({"requests_per_hour": "many"}, "A whole number"),
+        ({"name": ""}, "Fill this in."),
+        ({"kind": "nope"}, "Pick one of the choices."),
     ],
 )
 def test_it_refuses_a_bad_origin_with_the_reason(owner_client, change, says):
-    response = owner_client.post("/settings/origins/new/", {**NEW, **change})
-    assert response.status_code == 400
-    assert says in response.content.decode()
+    posted = owner_client.post("/settings/origins/new/", {**NEW, **change})
+    assert posted.status_code == 302 and posted["Location"].endswith("#new-origin")
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert says in page and "Value error" not in page and "errorlist" in page
     assert not Origin.objects.exists()
+    assert "errorlist" not in owner_client.get("/settings/origins/").content.decode()  # once
 
 
 def test_it_a_taken_name_is_refused(owner_client, owner):
     make_origin(owner, "ci")
-    response = owner_client.post("/settings/origins/new/", NEW)
-    assert response.status_code == 400 and "already have an origin" in response.content.decode()
+    owner_client.post("/settings/origins/new/", NEW)
+    response = owner_client.get("/settings/origins/")
+    assert "already have an origin" in response.content.decode()
 
 
 def test_it_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
@@ -67,7 +74,9 @@ def test_it_editing_keeps_the_kind_and_the_stored_tokens(owner_client, owner):
     assert origin.name == "gh2" and origin.settings["token"] == "t0k"
     assert origin.settings["handle"] == "crosstalk-bot"
     changed = owner_client.post(f"/settings/origins/{origin.public_id}/", {**form, "kind": "slack"})
-    assert changed.status_code == 400 and "keeps its kind" in changed.content.decode()
+    assert changed.status_code == 302
+    shown = owner_client.get(f"/settings/origins/{origin.public_id}/")
+    assert "keeps its kind" in shown.content.decode()
 
 
 def test_it_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner_client, origin):
@@ -79,7 +88,8 @@ def test_it_disabling_makes_its_url_answer_404_and_enabling_brings_it_back(owner
 
 def test_it_a_new_secret_replaces_the_old_one_at_once(owner_client, origin):
     old = origin.secret
-    response = owner_client.post(f"/settings/origins/{origin.public_id}/secret/")
+    assert owner_client.post(f"/settings/origins/{origin.public_id}/secret/").status_code == 302
+    response = owner_client.get("/settings/origins/")
     origin.refresh_from_db()
     assert origin.secret != old and origin.secret in response.content.decode()
     assert (
@@ -156,3 +166,70 @@ def test_it_the_activity_log_shows_requests_and_outside_refusals_in_words(owner_
     page = owner_client.get("/activity/").content.decode()
     assert "Webhook request from ci-bot (ci)" in page
     assert "Refused: a request from outside was not signed right" in page
+
+
+def field_box(page: str, field: str) -> str:
+    """The HTML of one field's box on the origin form, up to the next box."""
+    start = page.index(f'class="origin-field field-{field}"')
+    end = page.find('class="origin-field ', start + 1)
+    return page[start : end if end != -1 else None]
+
+
+def test_it_puts_an_error_beside_its_field_in_plain_words(owner_client):
+    owner_client.post("/settings/origins/new/", {**NEW, "callback_url": "ftp://x"})
+    page = owner_client.get("/settings/origins/").content.decode()
+    box = field_box(page, "callback_url")
+    assert "field-error" in box and "starting with https://" in box
+    assert 'value="ftp://x"' in box  # what was typed stays
+    assert "field-error" not in field_box(page, "name")
+    assert "Value error" not in page
+
+
+def test_it_never_carries_a_typed_secret_through_the_redirect(owner_client):
+    owner_client.post("/settings/origins/new/", {**NEW, "name": "", "secret": "typed-s3cret"})
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert "typed-s3cret" not in page and "field-error" in field_box(page, "name")
+
+
+@pytest.mark.parametrize(
+    ("kind", "shown", "not_shown"),
+    [
+        ("webhook", {"callback_url", "secret"}, {"handle", "bot_token", "private_key"}),
+        ("github", {"handle", "token", "private_key"}, {"callback_url", "bot_token"}),
+        ("slack", {"bot_token", "api_url"}, {"handle", "callback_url", "app_id"}),
+        ("a2a", {"secret"}, {"callback_url", "handle", "bot_token", "api_url"}),
+        ("automation", {"callback_url"}, {"secret", "handle", "bot_token"}),
+    ],
+)
+def test_it_an_edit_shows_only_its_kinds_fields(owner_client, owner, kind, shown, not_shown):
+    origin = make_origin(owner, "o", kind=kind, settings={})
+    page = owner_client.get(f"/settings/origins/{origin.public_id}/").content.decode()
+    for field in shown:
+        assert f"field-{field}" in page
+    for field in not_shown:
+        assert f"field-{field}" not in page
+
+
+def test_it_labels_fields_in_words_and_the_add_form_names_each_fields_kinds(owner_client):
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert "Api url" not in page and "Answers go to (URL)" in page
+    assert 'data-kinds="github"' in page and "crosstalk/origins.js" in page
+
+
+def test_it_asks_before_a_new_secret_and_a_delete(owner_client, origin):
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert page.count("data-confirm=") == 2
+
+
+def test_it_the_test_request_redirects_and_shows_its_result_once(owner_client, origin):
+    posted = owner_client.post(f"/settings/origins/{origin.public_id}/test/")
+    assert posted.status_code == 302
+    page = owner_client.get("/settings/origins/").content.decode()
+    assert 'class="test-result"' in page
+    assert 'class="test-result"' not in owner_client.get("/settings/origins/").content.decode()
+
+
+def test_it_the_delivery_log_of_another_account_reads_as_missing(outsider_client, origin):
+    assert outsider_client.get(f"/settings/origins/{origin.public_id}/log/").status_code == 404
+    resend = f"/settings/origins/{origin.public_id}/log/answers/1/resend/"
+    assert outsider_client.post(resend).status_code == 404

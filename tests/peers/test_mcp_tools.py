@@ -29,6 +29,13 @@ PERSON_TOOLS = [
     "delete_chat",
     "read_inbox",
     "mark_done",
+    "list_origins",
+    "create_origin",
+    "update_origin",
+    "delete_origin",
+    "rotate_origin_secret",
+    "read_origin_log",
+    "resend_origin_answer",
 ]
 MISSING = "chat_0000000000000000"
 # What differs between two sends of the same message: its identity and its moment.

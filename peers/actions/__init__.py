@@ -12,6 +12,7 @@
 - limits: the counters a send is held to, and changing the limits
 - counters: the per-minute rows those counters sum, and their pruning
 - record: the activity log and the live push of a message
+- watch, notices: notifyWhenIdle's subscriptions and the one notice each ends with
 """
 
 from peers.actions.answers import answer_from_final_text
@@ -40,6 +41,7 @@ from peers.actions.list_read import (
     check_takes_part,
 )
 from peers.actions.locking import lock_account
+from peers.actions.notices import check_watch, do_expire_watches, notify_watchers
 from peers.actions.record import (
     input_refusals_recorded,
     publish_message,
@@ -60,6 +62,9 @@ __all__ = [
     "check_send_as_person",
     "check_send_message",
     "check_takes_part",
+    "check_watch",
+    "do_expire_watches",
+    "notify_watchers",
     "check_stop_chat",
     "check_update_chat",
     "deliver_as_finished",

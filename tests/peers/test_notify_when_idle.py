@@ -29,9 +29,7 @@ def notices_to(chat) -> list[PeerMessage]:
     return list(PeerMessage.objects.filter(to_chat=chat, sent_by=NOTICE).order_by("created_at"))
 
 
-def test_it_subscribes_without_text_and_notifies_once_when_the_turn_ends(
-    api, sender, recipient
-):
+def test_it_subscribes_without_text_and_notifies_once_when_the_turn_ends(api, sender, recipient):
     running(sender)  # the subscriber runs: the notice reaches it at its next step
     turn = running(recipient)
     response = subscribe(api, recipient.pk)

@@ -1,0 +1,58 @@
+"""Claude Code 2.1.332's own SendMessage and ListAgents in sessions attached exactly as
+`agent_config --write` does: the REAL CLI, a live Crosstalk, the fake model scripting
+the calls. A SendMessage to another attached chat's name is a Crosstalk message to it;
+ListAgents is no second list of the person's chats."""
+
+import json
+
+from tests.agentcli.headless import claude_turn
+from tests.agentcli.test_attach_clis import (  # noqa: F401 (fixtures)
+    crosstalk,
+    messenger,
+    release_db_thread_connection,
+    sent_texts,
+    served,
+)
+
+
+def attached(crosstalk, name: str, folder, home) -> dict:
+    chat = crosstalk.new_chat(name, "claude-code")
+    folder.mkdir()
+    crosstalk.agent_config(name, "claude-code", folder, home)
+    return chat
+
+
+def test_send_message_to_an_attached_chats_name_is_a_crosstalk_message(
+    claude_cli, messenger, crosstalk, cli_home, tmp_path
+):
+    api = attached(crosstalk, "api-claude", tmp_path / "api", cli_home)
+    web = attached(crosstalk, "web-claude", tmp_path / "web", cli_home)
+    settings = json.loads((tmp_path / "api" / ".claude" / "settings.local.json").read_text())
+    assert settings["crossSessionInbound"] == "refuse"
+    # web-claude's session ran once (its hooks registered it), so it can be reached.
+    ready = claude_turn(claude_cli, messenger, cli_home, tmp_path / "web", "[[say ready]]")
+    assert ready.final == "ready", ready.describe()
+
+    calls = [
+        "[[call ListAgents {}]]",
+        '[[call SendMessage {"to": "web-claude", "summary": "port", "message": "HELLO-WEB"}]]',
+        '[[call SendMessage {"to": "researcher", "message": "NOT-A-CHAT"}]]',
+        "[[say sent it]]",
+    ]
+    run = claude_turn(claude_cli, messenger, cli_home, tmp_path / "api", "\n".join(calls))
+
+    assert run.final == "sent it", run.describe()
+    assert sent_texts(crosstalk, api["id"]) == ["HELLO-WEB"]  # the one chat, once
+    items = crosstalk.call("GET", f"/api/v1/messages?chat={web['id']}")["items"]
+    (message,) = [m for m in items if m["to_chat"] == web["id"]]
+    assert (message["from_chat"], message["sent_by"], message["state"]) == (
+        api["id"],
+        "agent",
+        "queued",
+    )
+    listed, sent, refused = messenger.tool_results("anthropic")
+    assert "mcp__crosstalk__ListChats" in listed and "web-claude" not in listed
+    assert f"Sent {message['id']} to web-claude" in sent
+    assert "mcp__crosstalk__MessageChat" in refused and "nothing was sent" in refused
+    log = crosstalk.call("GET", f"/api/v1/activity?chat={api['id']}")["items"]
+    assert any(row["action"] == "message" and row["message"] == message["id"] for row in log)

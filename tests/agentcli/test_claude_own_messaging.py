@@ -15,7 +15,7 @@ from tests.agentcli.test_attach_clis import (  # noqa: F401 (fixtures)
 )
 
 
-def attached(crosstalk, name: str, folder, home) -> dict:
+def attached(crosstalk, name: str, folder, home) -> dict:  # noqa: F811
     chat = crosstalk.new_chat(name, "claude-code")
     folder.mkdir()
     crosstalk.agent_config(name, "claude-code", folder, home)
@@ -23,7 +23,11 @@ def attached(crosstalk, name: str, folder, home) -> dict:
 
 
 def test_send_message_to_an_attached_chats_name_is_a_crosstalk_message(
-    claude_cli, messenger, crosstalk, cli_home, tmp_path
+    claude_cli,
+    messenger,  # noqa: F811 (the fixtures imported above)
+    crosstalk,  # noqa: F811
+    cli_home,
+    tmp_path,
 ):
     api = attached(crosstalk, "api-claude", tmp_path / "api", cli_home)
     web = attached(crosstalk, "web-claude", tmp_path / "web", cli_home)

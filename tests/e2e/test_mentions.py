@@ -7,18 +7,11 @@ import re
 
 import pytest
 
-from tests.e2e.test_browser import (  # noqa: F401 (fixtures)
+from tests.e2e.test_browser import (  # noqa: F401 (no_csp_violation: autouse here too)
     CHROMIUM,
-    base_url,
-    browser,
-    console_errors,
-    context,
     expect,
-    logged_in,
     no_csp_violation,
     open_chat,
-    person,
-    release_db_thread_connection,
 )
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")

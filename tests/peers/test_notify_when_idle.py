@@ -212,3 +212,17 @@ def test_mcp_message_chat_subscribes_as_rest_does(sender, recipient, outsider_ch
         mcp(outsider_chat.agent_key, "MessageChat", {"to": recipient.pk, "notifyWhenIdle": True})
     )
     assert refused["code"] == "no_chat"
+
+
+# The pages -----------------------------------------------------------------------
+
+
+def test_the_pages_say_it_is_crosstalks_notice(api, sender, recipient, owner_client):
+    turn = running(recipient)
+    subscribe(api, recipient.pk)
+    turns.finish(turn, final_text="done")
+    (notice,) = notices_to(sender)
+    page = owner_client.get(f"/chats/{sender.pk}/").content.decode()
+    assert "Crosstalk&#x27;s notice (notifyWhenIdle)" in page
+    activity = owner_client.get("/activity/").content.decode()
+    assert "Crosstalk sent" in activity and "a notice about" in activity

@@ -36,7 +36,12 @@ REF = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 def answer(chat: Chat, tool: str, args: dict) -> str:
-    """The sentence the model reads instead of the native tool's result."""
+    """The sentence the model reads instead of the native tool's result. With the switch
+    off (or a chat started from outside) neither tool reaches anyone: it says why."""
+    try:
+        actions.check_takes_part(chat)
+    except Refusal as refusal:
+        return refused(refusal)
     if tool == LIST:
         return LIST_AGENTS
     to, message = args.get("to"), args.get("message", "")
@@ -48,7 +53,11 @@ def answer(chat: Chat, tool: str, args: dict) -> str:
     try:
         return ROUTED + send(chat, target, message, args.get("notify_when_idle") is True)
     except Refusal as refusal:
-        return f"{ROUTED}Crosstalk refused this message ({refusal.code}): {refusal.message}"
+        return refused(refusal)
+
+
+def refused(refusal: Refusal) -> str:
+    return f"{ROUTED}Crosstalk refused it ({refusal.code}): {refusal.message}"
 
 
 def send(chat: Chat, target: Chat, message: str, notify: bool) -> str:

@@ -95,7 +95,7 @@ def test_the_limits_hold_and_refusals_are_said(claude, recipient):
     CACHED.clear()
     denied_with(pre_tool_use(claude, to="payments-api", message="one"))
     reason = denied_with(pre_tool_use(claude, to="payments-api", message="two"))
-    assert "refused this message (limit_chat_hour)" in reason
+    assert "refused it (limit_chat_hour)" in reason
     assert PeerMessage.objects.count() == 1
     assert Activity.objects.filter(action="refused", detail__startswith="limit_chat_hour").exists()
 
@@ -113,6 +113,8 @@ def test_a_switched_off_chat_sends_nothing(owner, recipient):
     off.save(update_fields=["peers"])
     reason = denied_with(pre_tool_use(off, to="payments-api", message="hi"))
     assert "peers_off" in reason and not PeerMessage.objects.exists()
+    listed = denied_with(pre_tool_use(off, tool="ListAgents"))
+    assert "peers_off" in listed and "ListChats" not in listed
 
 
 # Attackers ---------------------------------------------------------------------

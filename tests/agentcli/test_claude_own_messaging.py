@@ -7,9 +7,13 @@ import json
 
 from tests.agentcli.headless import claude_turn
 from tests.agentcli.test_attach_clis import (  # noqa: F401 (fixtures)
+    config_dir,
     crosstalk,
+    hosted,
     messenger,
     release_db_thread_connection,
+    run_hosted_claude,
+    sender,
     sent_texts,
     served,
 )
@@ -60,3 +64,31 @@ def test_send_message_to_an_attached_chats_name_is_a_crosstalk_message(
     assert "mcp__crosstalk__MessageChat" in refused and "nothing was sent" in refused
     log = crosstalk.call("GET", f"/api/v1/activity?chat={api['id']}")["items"]
     assert any(row["action"] == "message" and row["message"] == message["id"] for row in log)
+
+
+def test_a_hosted_claude_turn_routes_send_message_over_its_http_hooks(
+    claude_cli,
+    messenger,  # noqa: F811
+    crosstalk,  # noqa: F811
+    sender,  # noqa: F811
+    cli_home,
+    cli_workdir,
+    config_dir,  # noqa: F811
+):
+    chat = crosstalk.new_chat("hosted-claude", "claude-code")
+    config = hosted("claude-code", chat["agent_key"], crosstalk.url, config_dir)
+    settings = json.loads((config_dir / "settings.json").read_text())
+    assert settings["crossSessionInbound"] == "refuse"
+    assert settings["hooks"]["PreToolUse"][0]["hooks"][0]["type"] == "http"
+    crosstalk.call("POST", f"/api/v1/chats/{sender['id']}/stop")  # held: no answer races
+    args = json.dumps({"to": "checkout", "message": "HOSTED-HELLO"})
+    prompt = f"[[call SendMessage {args}]]\n[[say sent it]]"
+
+    run = run_hosted_claude(
+        claude_cli, messenger, config, config_dir, cli_home, cli_workdir, prompt
+    )
+
+    assert run.final == "sent it", run.describe()
+    assert sent_texts(crosstalk, chat["id"]) == ["HOSTED-HELLO"]
+    (result,) = messenger.tool_results("anthropic")
+    assert "Sent msg_" in result and "to checkout: Queued — held until you write" in result

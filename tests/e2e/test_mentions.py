@@ -50,6 +50,14 @@ def test_it_mentions_a_chat_with_the_keyboard_in_the_composer(context):
     page.keyboard.press("Escape")
     expect(page.locator("#composer-text-mentions")).to_be_hidden()
     assert area.input_value().endswith("about the cart @do")
+    # Sent: the composer htmx swaps in is wired too.
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("#conversation .entry-prompt").last).to_contain_text("about the cart")
+    fresh = page.locator("#composer-text")
+    expect(fresh).to_have_value("")
+    fresh.click()
+    page.keyboard.type("@chec")
+    expect(options(page, "composer-text")).to_have_count(1)
 
 
 def test_it_mentions_with_the_mouse_in_the_send_as_and_connect_boxes(context):

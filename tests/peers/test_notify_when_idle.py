@@ -226,3 +226,20 @@ def test_the_pages_say_it_is_crosstalks_notice(api, sender, recipient, owner_cli
     assert "Crosstalk&#x27;s notice (notifyWhenIdle)" in page
     activity = owner_client.get("/activity/").content.decode()
     assert "Crosstalk sent" in activity and "a notice about" in activity
+
+
+def test_two_ends_that_both_read_it_open_send_one_notice(api, sender, recipient):
+    """Two turn ends (or an end and the expiry) racing: each read the subscription open;
+    the conditional update lets one of them send."""
+    from django.db import transaction
+
+    from peers.actions.notices import end_watch
+
+    subscribe(api, recipient.pk)
+    first_read, second_read = IdleWatch.objects.get(), IdleWatch.objects.get()
+    with transaction.atomic():
+        first = end_watch(first_read, {sender.pk: sender}, "one", "notified")
+        second = end_watch(second_read, {sender.pk: sender}, "two", "expired")
+    assert first is not None and second is None
+    assert [n.text for n in notices_to(sender)] == ["one"]
+    assert IdleWatch.objects.get().outcome == "notified"

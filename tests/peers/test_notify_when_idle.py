@@ -4,15 +4,17 @@ that says so, the wake limit, and another account's chat answered as a missing o
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
 from agents import turns
 from chats import actions as chat_actions
 from peers import actions
 from peers.actions.limits import CACHED, do_set_limits
+from peers.actions.notices import end_watch
 from peers.framing import frame
 from peers.models import IdleWatch, PeerMessage
-from tests.conftest import ApiClient
+from tests.conftest import ApiClient, make_chat
 from tests.peers.conftest import reachable, running
 from tests.peers.test_mcp_tools import answered, mcp, refusal_of
 
@@ -132,8 +134,6 @@ def test_over_the_wake_limit_the_notice_waits_instead(api, sender, recipient, ow
 
 
 def reachable_chat(owner):
-    from tests.conftest import make_chat
-
     chat = make_chat(owner, "third", peers=True)
     reachable(chat)
     return chat
@@ -231,10 +231,6 @@ def test_the_pages_say_it_is_crosstalks_notice(api, sender, recipient, owner_cli
 def test_two_ends_that_both_read_it_open_send_one_notice(api, sender, recipient):
     """Two turn ends (or an end and the expiry) racing: each read the subscription open;
     the conditional update lets one of them send."""
-    from django.db import transaction
-
-    from peers.actions.notices import end_watch
-
     subscribe(api, recipient.pk)
     first_read, second_read = IdleWatch.objects.get(), IdleWatch.objects.get()
     with transaction.atomic():

@@ -18,7 +18,7 @@ from agents.dbthread import in_db_thread
 from agents.recovery import reclaim_expired_turns
 from chats.actions import do_renew_leases
 from kernel.idempotency import do_delete_old_answers
-from peers.actions import do_prune_counts
+from peers.actions import do_expire_watches, do_prune_counts
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ def renew_and_reclaim(worker_id: str) -> None:
     now = timezone.now()
     do_delete_old_answers(now)
     do_prune_counts(now)
+    do_expire_watches(now)
     reclaimed = reclaim_expired_turns(now)
     if reclaimed:
         logger.warning("Failed %s turns whose worker stopped renewing their lease.", reclaimed)

@@ -27,6 +27,10 @@ fail(turn, error=…): the turn could not run to its end. One transaction: when 
 
 stopped(turn): the person stopped it; what it took after the stop goes back too.
 
+After a finish or a failure, in a transaction of its own, peers sends the one notice
+each notifyWhenIdle subscription to the chat waits for (a stop sends it from
+peers' check_stop_chat, whoever ran the turn).
+
 end_background(chat): its background work is over. The chat goes from waiting to
   idle (its own transaction); then peers sends its queue on, as step 3 above.
 """
@@ -50,6 +54,7 @@ def finish(turn: Turn, *, final_text: str, background: bool = False) -> bool:
     finally:
         if not background:  # the background work's end sends it on
             peer_actions.send_on_queue(turn.chat)
+        peer_actions.notify_watchers(turn.chat)
     return True
 
 
@@ -65,6 +70,7 @@ def fail(turn: Turn, *, error: str, never_started: bool = False, lease_expired_b
         peer_actions.give_back_failed(turn, error=error)
         peer_actions.hold_for_person(turn.chat)
         answer_outside(turn, FAILED_TURN)
+    peer_actions.notify_watchers(turn.chat)
     return True
 
 

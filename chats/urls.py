@@ -7,4 +7,5 @@ urlpatterns = [
     path("chats/", views.chat_list, name="chat-list"),
     path("chats/rows/", views.chat_rows, name="chat-rows"),
     path("switch/", views.chat_links, name="chat-links"),
+    path("chats/mentions/", views.chat_mentions, name="chat-mentions"),
 ]

@@ -14,7 +14,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.db.models import Case, F, When
 from django.db.models.functions import Lower
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
@@ -167,6 +167,28 @@ def chat_links(request: HttpRequest) -> HttpResponse:
     chat = account_chats(request.user).filter(pk=request.GET.get("current", "")).first()
     context = {"switch_chats": switch_chats(request.user), "chat": chat}
     return render(request, "chats/_chat_links.html", context)
+
+
+MENTIONS = 20  # the most chats the @ picker lists at once
+MENTION_QUERY = 100  # characters of the typed name it matches on
+
+
+@login_required
+@require_safe
+def chat_mentions(request: HttpRequest) -> JsonResponse:
+    """The composer's @ picker: the account's chats whose name holds `q`, most recently
+    changed first (another account's chats are never among them)."""
+    query = request.GET.get("q", "")[:MENTION_QUERY].strip()
+    chats = account_chats(request.user).order_by("-updated_at", Lower("name"))
+    if query:  # a NUL never gets here: every request holding one is a 400
+        chats = chats.filter(name__icontains=query)
+    items = [mention_json(chat) for chat in chats[:MENTIONS]]
+    return JsonResponse({"items": items, "count": len(items)})
+
+
+def mention_json(chat: Chat) -> dict:
+    fields = {"name": chat.name, "repository": chat.repository, "branch": chat.branch}
+    return {"id": str(chat.pk), **fields, "status": chat.status}
 
 
 @login_required

@@ -9,6 +9,7 @@ no worker thread and no database connection meanwhile."""
 
 from typing import Annotated
 
+from asgiref.sync import sync_to_async
 from ninja import Field, Router, Status
 
 from chats.api import AgentKey, PersonToken
@@ -25,7 +26,15 @@ from peers.inputs import (
     SeenInput,
     parse,
 )
-from peers.outputs import ActivityOut, EntryOut, InboxOut, MessageOut, ReachableChat, SentOut
+from peers.outputs import (
+    ActivityOut,
+    EntryOut,
+    InboxOut,
+    MessageOut,
+    ReachableChat,
+    SentOut,
+    WatchOut,
+)
 from peers.selectors import access_message, account_activity, find_messages
 from peers.serializers import (
     activity_json,
@@ -35,6 +44,7 @@ from peers.serializers import (
     listing,
     message_json,
     sent_json,
+    watch_json,
 )
 
 
@@ -75,11 +85,15 @@ def read_chat(request, chat_id: str, limit: int = 20):
 
 @agent.post(
     "/agent/messages",
-    response={201: SentOut, **problems(400, 401, 403, 404, 409, 413, 429)},
+    response={201: SentOut, 202: WatchOut, **problems(400, 401, 403, 404, 409, 413, 429)},
     openapi_extra=links_to_the_message(201),
 )
 async def message_chat(request, spec: MessageChatInput):
-    """MessageChat; with wait_seconds the call returns the answer if it comes in time."""
+    """MessageChat; with wait_seconds the call returns the answer if it comes in time.
+    notify_when_idle without text only subscribes: 202 with the subscription."""
+    if spec.subscribe_only:
+        watch = await sync_to_async(actions.check_watch)(request.auth.chat, to=spec.to)
+        return Status(202, watch_json(watch))
     message, answer = await waiting.send_and_wait(request.auth.chat, **spec.model_dump())
     return Status(201, sent_json(message, answer))
 

@@ -93,6 +93,8 @@ def answer_card(answer: PeerMessage) -> AnswerCard:
 
 
 def sent_as(message: PeerMessage) -> str:
+    if message.sent_by == PeerMessage.SentBy.NOTICE:
+        return "Crosstalk's notice (notifyWhenIdle)"
     if message.from_chat is not None and message.sent_by == PeerMessage.SentBy.PERSON:
         return f"You, as {message.from_chat.name}"
     return ""

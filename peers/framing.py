@@ -46,7 +46,9 @@ def frame(message: PeerMessage, boundary: str | None = None) -> str:
 
 def preamble(message: PeerMessage) -> str:
     lines = []
-    if message.sent_by == PeerMessage.SentBy.PERSON:
+    if message.sent_by == PeerMessage.SentBy.NOTICE:
+        lines.append("Crosstalk sent this notice about that chat; the chat did not write it.")
+    elif message.sent_by == PeerMessage.SentBy.PERSON:
         lines.append(
             "Your person sent this" + (" in that chat's name." if message.from_chat else ".")
         )
@@ -72,6 +74,11 @@ def how_to_answer(message: PeerMessage) -> str:
         return (
             "This chat was started from outside: it has no tools to list, read or message "
             "other chats, and what you answer here stays in Crosstalk for your person."
+        )
+    if message.sent_by == PeerMessage.SentBy.NOTICE:
+        return (
+            f'It needs no answer; to write to that chat, call MessageChat with to="'
+            f'{attr(message.from_chat_id)}".'
         )
     if message.from_chat:
         return (

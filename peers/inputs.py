@@ -30,9 +30,16 @@ class CamelInput(Input):
 
 class MessageChatInput(CamelInput):
     to: str
-    text: str
+    # Optional only with notify_when_idle (subscribe only); else blank is empty_message.
+    text: str = ""
     reply_to: str | None = Field(default=None, alias="replyTo")
     wait_seconds: WaitSeconds = Field(default=45, alias="waitSeconds")
+    notify_when_idle: bool = Field(default=False, alias="notifyWhenIdle")
+
+    @property
+    def subscribe_only(self) -> bool:
+        """notifyWhenIdle with no text: no message, only the subscription."""
+        return self.notify_when_idle and not self.text.strip()
 
 
 class PersonMessageInput(CamelInput):

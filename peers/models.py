@@ -53,6 +53,8 @@ class PeerMessage(models.Model):
     class SentBy(models.TextChoices):
         AGENT = "agent", "Agent"
         PERSON = "person", "You"
+        # Crosstalk itself, telling a chat what it asked to hear (notifyWhenIdle).
+        NOTICE = "notice", "Crosstalk"
 
     class State(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -371,3 +373,42 @@ class MessageCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.key} @{self.minute}: {self.count}"
+
+
+def new_watch_id() -> str:
+    return new_id("watch")
+
+
+class IdleWatch(models.Model):
+    """notifyWhenIdle: `from_chat` hears once, with a notice, when `to_chat` next ends
+    a turn, or that it did not within the reach window (peers.actions.watch)."""
+
+    class Outcome(models.TextChoices):
+        NOTIFIED = "notified", "Notified"
+        EXPIRED = "expired", "Expired"
+        UNREACHABLE = "unreachable", "Its subscriber could no longer be reached"
+
+    id = models.CharField(primary_key=True, max_length=32, default=new_watch_id, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    from_chat = models.ForeignKey(Chat, models.CASCADE, related_name="+")
+    to_chat = models.ForeignKey(Chat, models.CASCADE, related_name="+")
+    # The message sent with the subscription, if any.
+    message = models.ForeignKey(
+        PeerMessage, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=12, choices=Outcome, blank=True)
+    notice = models.ForeignKey(
+        PeerMessage, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["to_chat", "ended_at"], name="idlewatch_open"),
+            models.Index(fields=["ended_at", "expires_at"], name="idlewatch_expiry"),
+        ]
+
+    def __str__(self) -> str:
+        return self.id

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from chats.models import Entry
 from chats.outputs import ChatOut, Moment, Output
-from peers.models import Activity, PeerMessage
+from peers.models import Activity, IdleWatch, PeerMessage
 
 State = Literal[tuple(PeerMessage.State.values)]
 
@@ -35,11 +35,24 @@ class MessageOut(Output):
     delivered_at: Moment | None
 
 
+class WatchOut(Output):
+    """A notifyWhenIdle subscription."""
+
+    id: str
+    chat: str = Field(description="The chat whose next turn end is awaited.")
+    state: Literal["open", *IdleWatch.Outcome.values]
+    expires_at: Moment | None
+    notice: str | None = Field(description="The notice's message id, once sent.")
+
+
 class SentOut(MessageOut):
     """MessageChat's answer: the message, and the answer a wait took (if any)."""
 
     answer_message: MessageOut | None
     note: str | None = Field(description="What to do while the message is held.")
+    notify_when_idle: WatchOut | None = Field(
+        default=None, description="The subscription notifyWhenIdle made, else None."
+    )
 
 
 class NoticeOut(Output):

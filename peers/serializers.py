@@ -3,7 +3,7 @@
 from chats.models import Chat, Entry
 from chats.serializers import chat_json, iso
 from peers.delivery_table import words
-from peers.models import Activity, Notice, PeerMessage
+from peers.models import Activity, IdleWatch, Notice, PeerMessage
 from peers.selectors import how_fast
 
 __all__ = [
@@ -110,6 +110,28 @@ def sent_json(message: PeerMessage, answer: PeerMessage | None = None) -> dict:
         **message_json(message),
         "answer_message": message_json(answer) if answer else None,
         "note": NOTES.get(message.reason) if message.state == PeerMessage.State.QUEUED else None,
+        "notify_when_idle": watch_json(watch) if (watch := idle_watch(message)) else None,
+    }
+
+
+def idle_watch(message: PeerMessage) -> IdleWatch | None:
+    """The subscription its send made (set by the send, or by with_watch for a replay)."""
+    return getattr(message, "idle_watch", None)
+
+
+def with_watch(message: PeerMessage) -> PeerMessage:
+    """A replayed send's message with the subscription it made, if any."""
+    message.idle_watch = IdleWatch.objects.filter(message=message).first()
+    return message
+
+
+def watch_json(watch: IdleWatch) -> dict:
+    return {
+        "id": watch.pk,
+        "chat": watch.to_chat_id,
+        "state": watch.outcome or "open",
+        "expires_at": iso(watch.expires_at),
+        "notice": watch.notice_id,
     }
 
 
@@ -123,5 +145,5 @@ def replay_message(shape, result: str) -> tuple[int, dict] | None:
 # The keyed routes that send, and the shape each answers with.
 REPLAYS = {
     "/api/v1/messages": message_json,
-    "/api/v1/agent/messages": lambda message: sent_json(message, message.answer),
+    "/api/v1/agent/messages": lambda message: sent_json(with_watch(message), message.answer),
 }

@@ -107,13 +107,24 @@ LONGEST_POLL = 60  # seconds an inbox long-poll waits at most
 
 
 async def send_and_wait(
-    sender: Chat, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
+    sender: Chat,
+    *,
+    to: str,
+    text: str,
+    reply_to: str | None = None,
+    wait_seconds: float = 0,
+    notify_when_idle: bool = False,
 ) -> tuple[PeerMessage, PeerMessage | None]:
     """MessageChat, for REST, MCP and the runner alike: the send in a DB thread, then
     the wait for its answer if the send asked for one (check_send clamps it), holding
     no thread and no connection meanwhile; raises Refusal."""
     message = await sync_to_async(send_now)(
-        sender, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds
+        sender,
+        to=to,
+        text=text,
+        reply_to=reply_to,
+        wait_seconds=wait_seconds,
+        notify_when_idle=notify_when_idle,
     )
     return await wait_for_answer(message)
 

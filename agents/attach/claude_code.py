@@ -1,8 +1,8 @@
 """Claude Code. Attached: the `crosstalk` server in the person's own
 `~/.claude.json` under the folder's project (what `claude mcp add --scope local`
 writes), and `.claude/settings.local.json` with the key for the hooks, the tools
-allowed and the hooks (kept out of git). Hosted: `mcp.json` and `settings.json`
-loaded with --mcp-config / --settings.
+allowed, the hooks and `crossSessionInbound: "refuse"` (kept out of git). Hosted:
+`mcp.json` and `settings.json` loaded with --mcp-config / --settings.
 
 Hosted hooks are native http hooks, except SessionStart: Claude Code ignores
 http hooks there, so it runs the hook command."""
@@ -28,7 +28,12 @@ from agents.attach.common import (
 from agents.attach.files import Edit, add_unique, drop_items, prune, table
 
 CLI = "claude-code"
-HTTP_EVENTS = ("UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd")
+HTTP_EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
+# Claude Code's own messaging tools, which Crosstalk answers (agents.hooks.native_messaging).
+MATCHERS = {"PreToolUse": "SendMessage|ListAgents", "PostToolUse": "*"}
+# Claude Code's own messages from other sessions on the machine: refused, so every
+# message between two attached sessions goes through Crosstalk (docs/agents.md).
+INBOUND = {"crossSessionInbound": "refuse"}
 ALLOWED_TOOLS = [f"mcp__{SERVER}__{tool}" for tool in TOOLS]
 LOCAL_SETTINGS = ".claude/settings.local.json"
 
@@ -59,8 +64,8 @@ def hooks(target: Target) -> dict:
     table = {"SessionStart": [{"hooks": [command]}]}
     for event in HTTP_EVENTS:
         group = {"hooks": [http_hook(target) if target.hosted else command]}
-        if event == "PostToolUse":
-            group = {"matcher": "*", **group}
+        if event in MATCHERS:
+            group = {"matcher": MATCHERS[event], **group}
         table[event] = [group]
     return table
 
@@ -73,13 +78,15 @@ def settings(target: Target) -> dict:
         "permissions": {"allow": ALLOWED_TOOLS},
         "allowedHttpHookUrls": [f"{target.base_url}{HOOKS_PATH}*"],
         "hooks": hooks(target),
+        **INBOUND,
     }
 
 
 def local_settings(target: Target) -> dict:
     """`.claude/settings.local.json` of an attached session: the key (for the hooks),
     the tools allowed, the hooks."""
-    return {"env": target.env, "permissions": {"allow": ALLOWED_TOOLS}, "hooks": hooks(target)}
+    allow = {"allow": ALLOWED_TOOLS}
+    return {"env": target.env, "permissions": allow, "hooks": hooks(target), **INBOUND}
 
 
 def mcp_add(target: Target) -> str:
@@ -141,12 +148,15 @@ def add_settings(ours: dict, data: dict) -> None:
     allow = allow if isinstance(allow, list) else []
     data["permissions"]["allow"] = add_unique(allow, ALLOWED_TOOLS)
     merge_hooks(table(data, "hooks"), ours["hooks"])
+    data.update(INBOUND)
 
 
 def drop_settings(ours: dict, data: dict) -> None:
     for name in ours["env"]:
         prune(data, "env", name)
     drop_items(data, ("permissions", "allow"), ALLOWED_TOOLS.__contains__)
+    if data.get("crossSessionInbound") == INBOUND["crossSessionInbound"]:
+        del data["crossSessionInbound"]
     if isinstance(data.get("hooks"), dict):
         drop_hooks(data["hooks"])
         if not data["hooks"]:

@@ -7,6 +7,7 @@ finishes, here. With the switch off the status, last asked and last answered
 are still kept, and the agent gets nothing (no context, no block)."""
 
 from agents import turns
+from agents.hooks import native_messaging
 from agents.hooks.clis import Cli
 from agents.hooks.payloads import Event, HookPayload
 from chats import actions as chat_actions
@@ -112,7 +113,17 @@ def end_attached_turn(chat: Chat, *, final_text: str) -> None:
         turns.finish(turn, final_text=final_text)
 
 
+def before_tool(cli: Cli, chat: Chat, payload: HookPayload) -> dict:
+    """Claude Code's own SendMessage and ListAgents: Crosstalk answers them instead."""
+    tool = getattr(payload, "tool_name", None)
+    if tool not in native_messaging.TOOLS:
+        return {}
+    text = native_messaging.answer(chat, tool, getattr(payload, "tool_input", None) or {})
+    return cli.deny(payload.hook_event_name, text)
+
+
 HANDLERS = {
+    Event.BEFORE_TOOL: before_tool,
     Event.SESSION_START: session_start,
     Event.PROMPT: prompt,
     Event.AFTER_STEP: after_step,

@@ -5,6 +5,7 @@ fields between versions), so the rest is ignored. Types are strict: a
 malformed payload is refused with 400 invalid_input, never guessed at."""
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +25,8 @@ class Event(StrEnum):
     AFTER_STEP = "after_step"
     FINISHING = "finishing"
     SESSION_END = "session_end"
+    # Claude Code's PreToolUse, for its own messaging tools (agents.hooks.native_messaging).
+    BEFORE_TOOL = "before_tool"
     OTHER = "other"
 
 
@@ -53,6 +56,7 @@ class ClaudePayload(HookPayload):
     source: str | None = None
     reason: str | None = None
     tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
 
 
 class CodexPayload(HookPayload):

@@ -14,6 +14,7 @@
 - approval: the person approves or denies a message to an `ask` chat
 - notices: the sender hears every later turn of its message (tell_sender, take_notices)
 - record: the activity log and the live push of a message
+- watch, notices: notifyWhenIdle's subscriptions and the one notice each ends with
 """
 
 from peers.actions.answers import answer_from_final_text
@@ -40,6 +41,7 @@ from peers.actions.deliver import (
     take_for_turn,
 )
 from peers.actions.give_back import give_back_failed, give_back_stopped
+from peers.actions.idle_notices import check_watch, do_expire_watches, notify_watchers
 from peers.actions.limits import do_set_limits
 from peers.actions.list_read import (
     check_list_chats,
@@ -72,6 +74,9 @@ __all__ = [
     "check_send_message",
     "check_takes_part",
     "check_delete_chat",
+    "check_watch",
+    "do_expire_watches",
+    "notify_watchers",
     "check_stop_chat",
     "check_update_chat",
     "deliver_as_finished",

@@ -26,6 +26,7 @@ def answer_from_final_text(turn: Turn) -> list[PeerMessage]:
     if not turn.final_text.strip():
         return []
     received = turn.messages_delivered.filter(reply_to__isnull=True, answer__isnull=True)
+    received = received.exclude(sent_by=PeerMessage.SentBy.NOTICE)  # Crosstalk's: no answer
     received = list(received.select_related("from_chat", "to_chat").order_by("-created_at"))
     if not received:
         return []  # most turns: one read, not two

@@ -9,6 +9,7 @@ from chats.inputs import ChatUpdate
 from chats.models import Chat, Turn
 from peers.actions.deliver import hold_for_person
 from peers.actions.give_back import give_back_stopped, not_delivered, tell_senders
+from peers.actions.idle_notices import notify_watchers
 from peers.actions.record import record
 from peers.models import Activity, PeerMessage
 
@@ -48,6 +49,8 @@ def check_stop_chat(chat: Chat) -> Chat:
         for turn in running:
             give_back_stopped(turn)
         hold_for_person(chat)
+    if running:  # a turn ended: its notifyWhenIdle subscribers hear it
+        notify_watchers(chat)
     return chat
 
 

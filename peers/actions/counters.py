@@ -99,9 +99,11 @@ def rows_for(message: PeerMessage) -> list[MessageCount]:
     """The rows this message adds one to."""
     minute = minute_of(message.created_at)
     keyed = []
-    if message.from_chat_id is not None:
+    if message.sent_by == PeerMessage.SentBy.NOTICE:
+        pass  # Crosstalk's notice counts only as a wake (below), never as the chat's send
+    elif message.from_chat_id is not None:
         keyed.append((Kind.CHAT, message.from_chat_id, message.from_chat_id))
-    if message.pair:
+    if message.pair and message.sent_by != PeerMessage.SentBy.NOTICE:
         first_chat = message.pair.split("|")[0]
         keyed.append((Kind.PAIR, message.pair, first_chat))
         if message.sent_by == PeerMessage.SentBy.AGENT:

@@ -28,6 +28,7 @@ from peers.actions.limits import (
 from peers.actions.locking import lock_for_send
 from peers.actions.notices import ANSWERED, tell_sender
 from peers.actions.record import publish_message, record_refusal
+from peers.actions.watch import do_watch
 from peers.delivery_table import HELD, TO_YOU, Route, asks_first, route_for
 from peers.limits import current_limits, pair_key
 from peers.models import Activity, Limits, PeerMessage
@@ -49,6 +50,10 @@ class Outgoing:
     def by_agent(self) -> bool:
         return self.sent_by == SentBy.AGENT
 
+    @property
+    def by_notice(self) -> bool:
+        return self.sent_by == SentBy.NOTICE
+
 
 @dataclass(frozen=True, slots=True)
 class PreparedSend:
@@ -65,14 +70,33 @@ class PreparedSend:
     wakes: bool
     wait_seconds: float
     now: datetime
+    limits: Limits | None = None
 
 
 def check_send_message(
-    sender: Chat, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
+    sender: Chat,
+    *,
+    to: str,
+    text: str,
+    reply_to: str | None = None,
+    wait_seconds: float = 0,
+    notify_when_idle: bool = False,
 ) -> PeerMessage:
-    """A chat's agent sends (MessageChat)."""
+    """A chat's agent sends (MessageChat); with notify_when_idle it also subscribes to the
+    recipient's next turn end (message.idle_watch), in the same transaction."""
     out = Outgoing(sender.user, sender, SentBy.AGENT)
-    return send(out, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds)
+    then = watch_after_send if notify_when_idle else None
+    return send(out, to=to, text=text, reply_to=reply_to, wait_seconds=wait_seconds, then=then)
+
+
+def watch_after_send(prepared: "PreparedSend", message: PeerMessage) -> None:
+    message.idle_watch = do_watch(
+        prepared.out.from_chat,
+        prepared.recipient,
+        now=prepared.now,
+        limits=prepared.limits or current_limits(),
+        message=message,
+    )
 
 
 def check_send_as_person(
@@ -90,8 +114,16 @@ def check_send_as_person(
 
 
 def send(
-    out: Outgoing, *, to: str, text: str, reply_to: str | None = None, wait_seconds: float = 0
+    out: Outgoing,
+    *,
+    to: str,
+    text: str,
+    reply_to: str | None = None,
+    wait_seconds: float = 0,
+    then=None,
 ) -> PeerMessage:
+    """The checks and the write, under the account lock; `then(prepared, message)` runs
+    after the write in the same transaction."""
     try:
         with transaction.atomic():
             recipient = lock_for_send(
@@ -100,7 +132,10 @@ def send(
             prepared = check_send(
                 out, recipient, text=text, reply_to=reply_to, wait_seconds=wait_seconds
             )
-            return do_send_message(prepared)
+            message = do_send_message(prepared)
+            if then is not None:
+                then(prepared, message)
+            return message
     except Refusal as refusal:
         record_refusal(out.user, refusal, chat_id=getattr(out.from_chat, "pk", None), to=to)
         raise
@@ -146,7 +181,9 @@ def checked_send(
     wakes = route.wakes and chat_actions.requested_for_messages(recipient) is None
     check_limits(out, recipient, chain=chain, wakes=wakes, now=now, limits=limits)
     wait = min(max(wait_seconds, 0), limits.max_wait_seconds)
-    return PreparedSend(out, recipient, text, parent, chain, hop, turn, route, wakes, wait, now)
+    return PreparedSend(
+        out, recipient, text, parent, chain, hop, turn, route, wakes, wait, now, limits
+    )
 
 
 def check_answer_to_person(
@@ -303,7 +340,8 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     entries = chat_actions.message_entries(
         message_id=message.pk,
         text=message.text,
-        from_chat=message.from_chat,
+        # Crosstalk's notice is no entry of the chat it is about: only its subscriber's.
+        from_chat=None if send.out.by_notice else message.from_chat,
         to_chat=message.to_chat,
         turn=send.turn,
     )
@@ -313,7 +351,7 @@ def do_send_message(send: PreparedSend) -> PeerMessage:
     note_work(f"message:{message.pk}")  # a keyed request's claim, in this transaction
     if send.parent is not None:
         tell_answered(send.parent, message, awaited=send.route.reason == PeerMessage.Reason.AWAITED)
-    if not send.out.by_agent:
+    if send.out.sent_by == SentBy.PERSON:
         # The person writing counts as writing to both chats: a fresh "without you".
         written = [c.pk for c in (send.out.from_chat, send.recipient) if c is not None]
         chat_actions.do_note_person_wrote(written, now=send.now)

@@ -15,7 +15,14 @@ from peers.mcp import text
 from peers.mcp.inputs import NoInput, ReadChatInput
 from peers.mcp.registry import Answer, Later, Tool
 from peers.models import PeerMessage
-from peers.serializers import chats_with_how_fast, entry_json, listing, sent_json
+from peers.serializers import (
+    chats_with_how_fast,
+    entry_json,
+    listing,
+    sent_json,
+    watch_json,
+    with_watch,
+)
 
 
 def list_chats(caller: Caller, spec: NoInput) -> Answer:
@@ -43,6 +50,10 @@ def message_chat(caller: Caller, spec: MessageChatInput) -> Later:
 
 
 async def send_and_wait(chat, spec: MessageChatInput) -> Answer:
+    if spec.subscribe_only:
+        watch = await sync_to_async(actions.check_watch)(chat, to=spec.to)
+        body = watch_json(watch)
+        return Answer(text.watching(body, watch.to_chat.name), body)
     message, answer = await waiting.send_and_wait(chat, **spec.model_dump())
     if spec.wait_seconds <= 0:
         return sent_answer(message, None, waited=False)  # every row it reads is loaded
@@ -78,11 +89,13 @@ TOOLS = [
         "self-contained. `replyTo`: the id of the message you are answering (leave it out to "
         "start a new exchange). `waitSeconds`: how long to wait inside this call for the "
         "answer (default 45, at most 45; 0 returns at once and the answer arrives later, "
-        "between your steps). `idempotencyKey`: optional; a retry with the same key sends "
-        "nothing more and returns the first answer.",
+        "between your steps). `notifyWhenIdle`: true to hear once, with a notice, when it next "
+        "ends a turn (idle, waiting, stopped or failed) — its state and its last answer's "
+        "first lines; with it `text` may be left out to only subscribe. `idempotencyKey`: "
+        "optional; a retry with the same key sends nothing more and returns the first answer.",
         MessageChatInput,
         message_chat,
         creates=True,
-        replay=lambda message: sent_answer(message, message.answer, waited=False),
+        replay=lambda message: sent_answer(with_watch(message), message.answer, waited=False),
     ),
 ]

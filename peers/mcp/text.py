@@ -70,6 +70,14 @@ def message_list(body: dict, names: dict[str, str]) -> str:
     return "\n".join([head, *(message_line(message, names) for message in body["items"])])
 
 
+def watching(body: dict, name: str) -> str:
+    """MessageChat with notifyWhenIdle and no text: the subscription alone."""
+    return (
+        f"You will hear once, with a notice, when {name} next ends a turn "
+        f"(subscription {body['id']}, until {body['expires_at']})."
+    )
+
+
 def sent(body: dict, names: dict[str, str], *, waited: bool) -> str:
     """MessageChat's answer: the reply itself when a wait took one, else where the message is."""
     to = who(body["to_chat"], names)
@@ -81,4 +89,6 @@ def sent(body: dict, names: dict[str, str], *, waited: bool) -> str:
         line = f"No answer came while this call waited. {line}"
     if body.get("note"):
         line += f" {body['note']}"
+    if body.get("notify_when_idle"):
+        line += f" You will also hear once when {to} next ends a turn."
     return line

@@ -31,13 +31,18 @@ def test_it_gives_claude_local_settings_and_the_mcp_add_line_never_an_mcp_json(c
 
 def test_it_runs_every_attached_claude_hook_as_the_command_that_says_when_it_fails(chat):
     hooks = json.loads(config(chat, "claude-code").files[".claude/settings.local.json"])["hooks"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"}
+    events = {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
+    assert set(hooks) == events
     for groups in hooks.values():
         hook = groups[0]["hooks"][0]
         assert hook["type"] == "command"
         assert hook["command"] == f"{sys.executable} -I -S {hook_script()} claude-code"
     assert hook_script().is_file()
     assert hooks["PostToolUse"][0]["matcher"] == "*"
+    # Claude Code's own messaging is answered by Crosstalk, and its inbound refused.
+    assert hooks["PreToolUse"][0]["matcher"] == "SendMessage|ListAgents"
+    settings = json.loads(config(chat, "claude-code").files[".claude/settings.local.json"])
+    assert settings["crossSessionInbound"] == "refuse"
 
 
 def test_it_runs_hosted_claude_session_start_as_a_command_and_the_rest_over_http(chat, tmp_path):
@@ -46,7 +51,8 @@ def test_it_runs_hosted_claude_session_start_as_a_command_and_the_rest_over_http
     assert settings["allowedHttpHookUrls"] == [f"{BASE}/api/v1/agent/hooks/*"]
     hooks = settings["hooks"]
     assert hooks["SessionStart"][0]["hooks"][0]["type"] == "command"
-    for event in ("UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"):
+    assert settings["crossSessionInbound"] == "refuse"
+    for event in ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"):
         hook = hooks[event][0]["hooks"][0]
         assert hook["type"] == "http"
         assert hook["url"] == f"{BASE}/api/v1/agent/hooks/claude-code"

@@ -97,6 +97,7 @@ def test_it_claude_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     assert settings["permissions"]["allow"][0] == "Bash(npm test:*)"
     assert "mcp__crosstalk__MessageChat" in settings["permissions"]["allow"]
     assert settings["permissions"]["deny"] == ["Read(.env)"]
+    assert settings["crossSessionInbound"] == "refuse"  # Claude Code's own inbound: off
     stop = settings["hooks"]["Stop"]
     assert stop[0]["hooks"][0]["command"] == "notify-send done"
     assert stop[1]["hooks"][0]["command"].endswith("crosstalk-hook claude-code")

@@ -84,7 +84,9 @@ def test_it_bodies_use_the_names_rest_takes(document):
         "text",
         "reply_to",
         "wait_seconds",
+        "notify_when_idle",
     }
+    assert "text" not in schemas["MessageChatInput"].get("required", [])  # optional with it
     assert schemas["MessageChatInput"]["additionalProperties"] is False
     assert "agent_key" in schemas["ChatCreated"]["properties"]
     assert "agent_key" not in schemas["ChatOut"]["properties"]

@@ -165,7 +165,7 @@ def test_it_sends_and_answers_the_message(api, sender, recipient):
     response = send(api, recipient.pk, "Which port does the API use?", wait_seconds=0)
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == MESSAGE_FIELDS | {"answer_message", "note"}
+    assert set(body) == MESSAGE_FIELDS | {"answer_message", "note", "notify_when_idle"}
     assert body["answer_message"] is None and body["note"] is None
     assert (body["from_chat"], body["to_chat"], body["sent_by"]) == (
         sender.pk,

@@ -189,7 +189,8 @@ def test_it_shows_a_refusal_inline_and_keeps_what_was_typed(sender, recipient, o
     assert response.status_code == 200
     assert "The message is empty; write what you need to say." in html
     assert f'<option value="{recipient.pk}" selected>' in html
-    assert '<textarea id="send-text" name="text" rows="3">   </textarea>' in html
+    textarea = '<textarea id="send-text" name="text" rows="3" data-mentions="/chats/mentions/">'
+    assert f"{textarea}   </textarea>" in html
     assert not PeerMessage.objects.exists()
 
 

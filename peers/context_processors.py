@@ -12,12 +12,14 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
-from peers.models import PeerMessage
+from peers.models import PERSON_HOLDS, PeerMessage
 
 
 def held_for_you_count(user) -> int:
-    """Messages held until the person writes to their chat."""
-    return PeerMessage.objects.held().filter(user=user).count()
+    """Messages waiting on the person: held until they write to their chat, or
+    awaiting their approval (a chat that asks first)."""
+    waiting = PeerMessage.objects.waiting().filter(user=user, reason__in=PERSON_HOLDS)
+    return waiting.count()
 
 
 def waiting_counts(user) -> dict[str, int]:

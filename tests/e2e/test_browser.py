@@ -533,3 +533,23 @@ def test_it_logging_out_in_one_tab_ends_the_live_socket_of_another(
     # The first tab's socket closed with the session; the page reloads to the login page.
     chats.wait_for_url("**/accounts/login/**")
     context.close()
+
+
+def test_it_asks_first_and_the_card_approves(context):
+    sender, asking = ran_chats(context, "ask-sender", "ask-first")
+    asking.bring_to_front()
+    toggle = asking.locator("#peers-live").get_by_role(
+        "switch", name="Ask me before other chats' messages"
+    )
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-checked", "true")
+
+    send_prompt(sender, "tell ask-first: may I rename the field?")
+    waiting = card(asking, "may I rename the field?")
+    expect(waiting.locator(".state-word").first).to_have_text("Queued — awaiting your approval")
+    expect(status(asking)).to_have_text("Idle")  # not woken
+    waiting.get_by_role("button", name="Approve").click()
+
+    expect(waiting.locator(".state-word").first).to_have_text(re.compile("^Delivered"))
+    told = card(sender, "may I rename the field?")
+    expect(told.locator(".state-word").first).to_have_text(re.compile("^Delivered"))

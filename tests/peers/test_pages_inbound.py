@@ -79,3 +79,10 @@ def test_an_outsider_cannot_decide(outsider_client, sender, recipient):
         assert response.status_code == 404
     message.refresh_from_db()
     assert message.reason == "awaiting_approval"
+
+
+def test_the_page_title_counts_messages_awaiting_approval(owner_client, sender, recipient):
+    ask(recipient)
+    actions.check_send_message(sender, to=recipient.pk, text="may I?")
+    page = owner_client.get(f"/chats/{sender.pk}/").content.decode()
+    assert "<title>(1) " in page

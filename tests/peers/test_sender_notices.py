@@ -166,3 +166,14 @@ def test_a_chat_name_in_a_notice_cannot_forge_a_block(owner, claude, recipient):
     actions.check_deny_message(owner, message_id=message.pk)
     told = next_step(claude)
     assert told.count("<crosstalk-notice") == 1 and "&lt;crosstalk-notice" in told
+
+
+@pytest.mark.parametrize(("cli", "step"), [("codex", "PostToolUse"), ("gemini", "AfterTool")])
+def test_codex_and_gemini_hear_notices_at_their_next_step(owner, recipient, cli, step):
+    agent = cli_chat(owner, cli)
+    ask(recipient)
+    message = send(agent, recipient)
+    actions.check_approve_message(owner, message_id=message.pk)
+    response = hook(agent, cli, sample(cli, step))
+    context = response.json()["hookSpecificOutput"]["additionalContext"]
+    assert f'<crosstalk-notice message="{message.pk}" state="approved">' in context

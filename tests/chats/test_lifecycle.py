@@ -134,3 +134,13 @@ def test_mcp_archives_and_deletes_like_rest(token, owner_api, chat, other_chat, 
     assert refusal_of(mcp(token, "delete_chat", {"chat": chat.pk}))["code"] == "no_chat"
     theirs = outsider_api.defaults["HTTP_AUTHORIZATION"].removeprefix("Bearer ")
     assert refusal_of(mcp(theirs, "delete_chat", {"chat": other_chat.pk}))["code"] == "no_chat"
+
+
+def test_a_deleted_chat_is_missing_on_every_face(owner, owner_client, chat):
+    from chats.consumers import owns_chat
+
+    check_delete_chat(owner, chat.pk)
+    assert not owns_chat(owner, chat.pk)  # its page's websocket is refused as a missing one
+    for path in ("", "header/", "conversation/", "peers/"):
+        assert owner_client.get(f"/chats/{chat.pk}/{path}").status_code == 404, path
+    assert f'data-chat="{chat.pk}"' not in owner_client.get("/switch/").content.decode()

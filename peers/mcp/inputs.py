@@ -6,7 +6,7 @@ from pydantic import Field
 
 from chats.inputs import ChatUpdate
 from kernel.inputs import Input, Limit, Offset
-from peers.inputs import MessageSearch
+from peers.inputs import MessageSearch, SaidSearch
 
 
 class NoInput(Input):
@@ -29,6 +29,13 @@ class ListPeerChatsInput(PageInput):
 
 class ReadPeersInput(PageInput, MessageSearch):
     """read_peers: the REST list's MessageSearch (chat, state, query) and a page."""
+
+
+class SearchInput(SaidSearch):
+    """search: GET /api/v1/search's SaidSearch (query, chat, kind, since, until) and a page."""
+
+    limit: Limit = 20
+    offset: Offset = 0
 
 
 class SetPeerReachInput(Input):

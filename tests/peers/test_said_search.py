@@ -147,3 +147,19 @@ def test_it_a_chat_key_cannot_search(said, sender):
     assert agent.call("GET", "/api/v1/search?q=port").status_code == 401
     # An agent has no search tool: it is no tool of its list.
     assert refusal_of(mcp(sender.agent_key, "search", {"query": "port"}))["code"] == "not_found"
+
+
+def test_it_the_search_page_marks_escapes_and_hides_other_accounts(client, owner, said, outsider):
+    client.force_login(owner)
+    page = client.get("/search/?q=ports").content.decode()
+    assert "3 found" in page and "<mark>port</mark>" in page
+    assert "<strong><mark>ports</mark></strong>" in page
+    assert "<script>x" not in page and "&lt;script&gt;x" in page
+    assert 'aria-current="page">Search' in page
+    assert "has those words" in client.get("/search/?q=invoices").content.decode()
+    bad = client.get("/search/?q=port&since=someday").content.decode()
+    assert "must be a day" in bad
+    client.force_login(outsider)
+    theirs = client.get(f"/search/?q=port&chat={said['prompt'].chat_id}")
+    assert theirs.status_code == 404
+    assert "0 found" in client.get("/search/?q=port").content.decode()

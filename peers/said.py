@@ -3,7 +3,8 @@
 
 PostgreSQL matches the entries' stored `said_vector` (GIN, chats migration 0011) with
 websearch_to_tsquery; SQLite matches the FTS5 table `chats_entry_fts` (porter tokenizer,
-the account an indexed token). Both find the page's ids first (LIMIT in the database),
+the account, chat, kind and place indexed tokens: one MATCH, read newest first). Both
+find the page's ids first (LIMIT in the database),
 then mark the words of those rows only (snippet(); PostgreSQL stems the page's words
 with ts_lexize); the count stops at CAP.
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from django.db import connection
-from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from chats.markdown import MARK_END, MARK_START, render_marked, unmarked
@@ -38,14 +39,18 @@ KIND_OF = {kind: name for name, kinds in KINDS.items() for kind in kinds}
 
 # Fixed SQL; the person's words go in only as bound parameters (S611 is about the text).
 PG_QUERY = "websearch_to_tsquery('english', %s)"
-PG_MATCH = "chats_entry.said_vector @@ " + PG_QUERY
+# The words (none left once stopwords go: nothing found) and the tags, one match.
+PG_MATCH = (
+    f"numnode({PG_QUERY}) > 0 AND chats_entry.said_vector @@ ({PG_QUERY} && %s::tsquery)"
+)
 # Of the page's words, those that stem as one of the query's (ts_headline would drop
 # anything shaped like a tag, `Vec<String>` included, so PostgreSQL only stems here).
 PG_STEMMED = (
     "SELECT w FROM unnest(%s::text[]) AS w WHERE ts_lexize('english_stem', lower(w)) "
     "&& tsvector_to_array(to_tsvector('english', %s))"
 )
-LITE_MATCH = "chats_entry.id IN (SELECT rowid FROM chats_entry_fts WHERE chats_entry_fts MATCH %s)"
+LITE_PAGE = " ORDER BY chats_entry_fts.rowid DESC LIMIT %s OFFSET %s"
+LITE_COUNT = "SELECT count(*) FROM ({} LIMIT %s)"
 LITE_SNIPPETS = (
     "SELECT rowid, snippet(chats_entry_fts, 0, '\ue000', '\ue001', '…', 48) "
     "FROM chats_entry_fts WHERE chats_entry_fts MATCH %s AND rowid IN ({})"
@@ -96,44 +101,76 @@ def day(value: str, field: str) -> datetime:
         raise Refusal("invalid_input", f"{field}: a day, YYYY-MM-DD.") from None
 
 
-def narrowed(entries: QuerySet, user, spec) -> QuerySet:
-    """The account's said entries the spec's chat, kind and days keep (no_chat for a
-    chat not the account's, exactly as for one that does not exist)."""
-    if spec.chat is not None:
-        entries = entries.filter(chat=access_chat(user, spec.chat))
-    else:
-        entries = entries.filter(chat__user=user).exclude(
-            Q(kind=Entry.Kind.PEER_IN)
-            & Q(Exists(Entry.objects.filter(message_id=OuterRef("message_id"), kind="peer_out")))
-        )
-    entries = entries.filter(kind__in=KINDS[spec.kind] if spec.kind else list(KIND_OF))
-    entries = entries.exclude(Q(kind=Entry.Kind.ANSWER) & ~Q(message_id=""))
-    if spec.since:
-        entries = entries.filter(created_at__gte=day(spec.since, "since"))
+def days(spec) -> list[tuple[str, datetime]]:
+    """The spec's days as bounds on created_at: (">=", start of since), ("<", end of until)."""
+    bounds = [(">=", day(spec.since, "since"))] if spec.since else []
     if spec.until:
-        entries = entries.filter(created_at__lt=day(spec.until, "until") + timedelta(days=1))
-    return entries
+        bounds.append(("<", day(spec.until, "until") + timedelta(days=1)))
+    return bounds
 
 
 def search_said(user, spec, *, limit: int, offset: int) -> Results:
-    """One page of what the account said with the spec's words, newest first."""
+    """One page of what the account said with the spec's words, newest first (the last
+    written first); another account's chat is no_chat, exactly as one that does not exist."""
     words = checked_words(spec)
-    limit = min(limit, 100)
-    if connection.vendor == "postgresql":
-        terms = " ".join(words)
-        match = RawSQL(PG_MATCH, [terms], output_field=BooleanField())  # noqa: S611
-    else:
-        terms = lite_match(words, user.pk)
-        match = RawSQL(LITE_MATCH, [terms], output_field=BooleanField())  # noqa: S611
-    hits = narrowed(Entry.objects.filter(match), user, spec)
-    ids = list(hits.order_by("-created_at", "-id").values_list("pk", flat=True)[offset:][:limit])
-    count = hits.values("pk")[: CAP + 1].count()
+    chat = access_chat(user, spec.chat) if spec.chat is not None else None
+    page = pg_page if connection.vendor == "postgresql" else lite_page
+    ids, count, terms = page(user, chat, spec, words, min(limit, 100), offset)
     return Results(marked_rows(ids, terms), min(count, CAP), count > CAP)
 
 
-def lite_match(words: list[str], user_id: int) -> str:
+def tags_of(user, chat, spec) -> tuple[list[str], list[str]]:
+    """The tags (chats migration 0011) every hit has, and those of which it has one: the
+    account; the chat and "shown", or the whole account's "said"; the kind's."""
+    needed = [f"u{int(user.pk)}"]
+    needed += [f"c{chat.pk.replace('_', '')}", "shown"] if chat is not None else ["said"]
+    kinds = [f"k{kind.replace('_', '')}" for kind in KINDS[spec.kind]] if spec.kind else []
+    return needed, kinds
+
+
+def pg_hits(user, chat, spec, words: list[str]) -> tuple[QuerySet, str]:
+    """PostgreSQL: the entries with the words and the tags (one GIN-indexed match), in the
+    spec's days; and the words as the database matches them."""
+    needed, kinds = tags_of(user, chat, spec)
+    tags = " & ".join(f"'#{tag}'" for tag in needed)
+    if kinds:
+        tags += " & (" + " | ".join(f"'#{tag}'" for tag in kinds) + ")"
+    terms = " ".join(words)
+    match = RawSQL(PG_MATCH, [terms, terms, tags], output_field=BooleanField())  # noqa: S611
+    entries = Entry.objects.filter(match)
+    for op, moment in days(spec):
+        entries = entries.filter(**{"created_at__gte" if op == ">=" else "created_at__lt": moment})
+    return entries, terms
+
+
+def pg_page(user, chat, spec, words, limit, offset) -> tuple[list[int], int, str]:
+    hits, terms = pg_hits(user, chat, spec, words)
+    ids = list(hits.order_by("-id").values_list("pk", flat=True)[offset : offset + limit])
+    return ids, hits.values("pk")[: CAP + 1].count(), terms
+
+
+def lite_terms(user, chat, spec, words: list[str]) -> str:
+    """SQLite: one MATCH of the tags and the words (each quoted: data, never syntax)."""
+    needed, kinds = tags_of(user, chat, spec)
+    tags = [f'"{tag}"' for tag in needed[1:]]
+    if kinds:
+        tags.append("(" + " OR ".join(kinds) + ")")
     quoted = " ".join('"' + word.replace('"', '""') + '"' for word in words)
-    return f'owner : "u{int(user_id)}" AND text : ({quoted})'
+    return f'owner : "{needed[0]}" AND tags : ({" AND ".join(tags)}) AND text : ({quoted})'
+
+
+def lite_page(user, chat, spec, words, limit, offset) -> tuple[list[int], int, str]:
+    terms = lite_terms(user, chat, spec, words)
+    bounds = days(spec)
+    join = " JOIN chats_entry ON chats_entry.id = chats_entry_fts.rowid" if bounds else ""
+    where = "".join(f" AND chats_entry.created_at {op} %s" for op, _ in bounds)
+    moments = [connection.ops.adapt_datetimefield_value(moment) for _, moment in bounds]
+    hits = f"SELECT chats_entry_fts.rowid FROM chats_entry_fts{join} WHERE chats_entry_fts MATCH %s{where}"  # noqa: E501, S608 (fixed SQL)
+    with connection.cursor() as cursor:
+        cursor.execute(hits + LITE_PAGE, [terms, *moments, limit, offset])
+        ids = [row[0] for row in cursor.fetchall()]
+        cursor.execute(LITE_COUNT.format(hits), [terms, *moments, CAP + 1])
+        return ids, cursor.fetchone()[0], terms
 
 
 def marked_rows(ids: list[int], terms: str) -> list[Found]:

@@ -118,6 +118,8 @@ def peers_tab(request: HttpRequest, chat_id: str) -> HttpResponse:
     """GET: the Peers tab. POST: the switch, from the tab or the chat's ⋯ menu;
     `enabled` says the new state, absent it toggles."""
     chat = chat_or_404(request, chat_id)
+    if request.method == "GET" and not request.htmx:
+        return to_the_tab(chat)  # the tab alone is a fragment: never a page of its own
     if request.method == "GET":
         return render(request, TAB_TEMPLATE, tab_context(request, chat))
     wanted = request.POST.get("enabled")
@@ -130,7 +132,13 @@ def peers_tab(request: HttpRequest, chat_id: str) -> HttpResponse:
 def peers_live(request: HttpRequest, chat_id: str) -> HttpResponse:
     """The tab's live part alone: what it refetches on every hint."""
     chat = chat_or_404(request, chat_id)
+    if not request.htmx:
+        return to_the_tab(chat)
     return render(request, f"{TAB_TEMPLATE}#live", tab_context(request, chat))
+
+
+def to_the_tab(chat: Chat) -> HttpResponse:
+    return redirect(f"{reverse('chat-page', args=[chat.pk])}#peers-tab")
 
 
 def after_chat_change(request: HttpRequest, chat: Chat) -> HttpResponse:
@@ -144,7 +152,7 @@ def tab_form_answer(request: HttpRequest, chat: Chat, *, done: bool, **forms_) -
     """A Peers tab form's answer: on htmx the tab (the form picks its part); otherwise
     the whole chat page, the tab holding the form as typed."""
     if done and not request.htmx:
-        return redirect(f"{reverse('chat-page', args=[chat.pk])}#peers-tab")
+        return to_the_tab(chat)
     if not request.htmx:
         return render(request, PAGE_TEMPLATE, chat_page_context(request, chat, **forms_))
     response = render(request, TAB_TEMPLATE, tab_context(request, chat, **forms_))

@@ -143,7 +143,6 @@ TOOLS = [
         "in it; `query`: only those whose text has these words, best match first. "
         "`limit`/`offset` page.",
         ReadPeersInput,
-    SearchInput,
         read_peers,
     ),
     Tool(

@@ -194,12 +194,6 @@
   });
 })();
 
-// A button that asks first (data-confirm): no inline handlers anywhere.
-document.addEventListener("click", function (event) {
-  const button = event.target.closest("[data-confirm]");
-  if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
-});
-
 // Sending: the form's main button says so while the request is out; if the server does not
 // answer (down, restarting, a 5xx), the form says "Not sent" and keeps what was written.
 (function () {

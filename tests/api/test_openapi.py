@@ -20,6 +20,7 @@ OPERATIONS = {
     ("get", "/api/v1/messages/{message_id}"),
     ("post", "/api/v1/messages/{message_id}/cancel"),
     ("get", "/api/v1/activity"),
+    ("get", "/api/v1/search"),
     ("get", "/api/v1/agent/chats"),
     ("get", "/api/v1/agent/chats/{chat_id}"),
     ("post", "/api/v1/agent/messages"),

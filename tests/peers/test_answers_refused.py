@@ -64,7 +64,7 @@ def test_it_a_refused_answer_is_the_refusal_of_every_message_of_the_batch(sender
 def test_it_an_answer_refused_by_the_wake_limit_shows_on_the_card(sender, recipient, owner_client):
     question = refused_question(sender, recipient, {"wakes_per_hour": 1})
     assert question.answer_refused.startswith("limit_wakes: ")
-    page = owner_client.get(f"/chats/{sender.pk}/peers/").content.decode()
+    page = owner_client.get(f"/chats/{sender.pk}/peers/", HTTP_HX_REQUEST="true").content.decode()
     assert "answer not sent: limit_wakes" in page
 
 

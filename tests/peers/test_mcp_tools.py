@@ -22,6 +22,7 @@ PERSON_TOOLS = [
     "read_peers",
     "set_peer_reach",
     "cancel_peer_message",
+    "search",
     "start_chat",
     "update_chat",
 ]

@@ -38,9 +38,16 @@ def test_it_refreshes_the_tab_with_the_conversation_not_on_its_own(chat, owner_c
 
 
 def test_it_serves_the_live_part_alone(chat, owner_client):
-    html = owner_client.get(f"/chats/{chat.pk}/peers/live/").content.decode()
+    html = owner_client.get(f"/chats/{chat.pk}/peers/live/", **HTMX).content.decode()
     assert 'role="switch"' in html
     assert "peers-connect" not in html
+
+
+def test_it_the_tab_opened_directly_is_the_chat_page_never_a_bare_fragment(chat, owner_client):
+    for path in ("peers/", "peers/live/"):
+        response = owner_client.get(f"/chats/{chat.pk}/{path}")
+        assert response.status_code == 302, path
+        assert response.url == f"/chats/{chat.pk}/#peers-tab", path
 
 
 def test_it_offers_the_same_chats_the_send_check_accepts(owner, sender, recipient, owner_client):

@@ -6,7 +6,7 @@
 
 Seeds --count conversation entries (prompts, answers, both sides of peer messages, a few
 notices) over a month in 12 accounts, the first busiest (--no-seed keeps what is there),
-ANALYZEs the tables, prints the PostgreSQL plan of a common word, then, as the busiest
+ANALYZEs the tables, prints the PostgreSQL plans of a common and a rare word, then, as the busiest
 account, times `GET /api/v1/search` and the page `/search/` through Django's full stack in
 this process: a rare word, a common one, a stemmed one, two words, each filter, a later
 page. Target: p95 ≤ 100 ms. --quick: 300 entries, each search once."""
@@ -105,7 +105,7 @@ def analyze() -> None:
 
 
 def show_plan(user) -> None:
-    """EXPLAIN ANALYZE of the page's query for a common word (PostgreSQL)."""
+    """EXPLAIN ANALYZE of the page's query for a common and a rare word (PostgreSQL)."""
     from django.db import connection
 
     from peers.inputs import SaidSearch
@@ -113,11 +113,12 @@ def show_plan(user) -> None:
 
     if connection.vendor != "postgresql":
         return
-    hits = pg_hits(user, None, SaidSearch(query="port"), ["port"])[0]
-    sql, params = hits.order_by("-id").values("pk")[:20].query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN ANALYZE {sql}", params)
-        print("\n".join("  " + row[0] for row in cursor.fetchall()))
+    for word in ("port", "ticket4242"):
+        hits = pg_hits(user, None, SaidSearch(query=word), [word])[0]
+        sql, params = hits.order_by("-id").values("pk")[:20].query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN ANALYZE {sql}", params)
+            print("\n".join("  " + row[0] for row in cursor.fetchall()))
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from kernel.refusals import Refusal
 from peers.actions import check_connect_chats, check_send_as_person, do_set_peers
 from peers.cards import RELATED, YOU, attach_cards, card_for, group_cards
 from peers.limits import current_limits
+from peers.refusal_words import for_person
 from peers.selectors import messages_of_chat, offered_chats
 
 PAGE_TEMPLATE = "peers/chat.html"
@@ -180,7 +181,7 @@ def connect(request: HttpRequest, chat_id: str) -> HttpResponse:
         )
     except Refusal as refusal:
         refused(refusal)
-        form.add_error(None, refusal.message)
+        form.add_error(None, for_person(refusal))
         return tab_form_answer(request, chat, done=False, connect_form=form)
     return tab_form_answer(request, chat, done=True, connected=True)
 
@@ -202,7 +203,7 @@ def send(request: HttpRequest, chat_id: str) -> HttpResponse:
         )
     except Refusal as refusal:
         refused(refusal)
-        form.add_error(None, refusal.message)
+        form.add_error(None, for_person(refusal))
         return tab_form_answer(request, chat, done=False, send_form=form)
     fresh = SendForm(initial={"to": data["to"], "sender": data.get("sender") or "chat"})
     sent = card_for(message, chat)

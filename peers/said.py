@@ -40,9 +40,7 @@ KIND_OF = {kind: name for name, kinds in KINDS.items() for kind in kinds}
 # Fixed SQL; the person's words go in only as bound parameters (S611 is about the text).
 PG_QUERY = "websearch_to_tsquery('english', %s)"
 # The words (none left once stopwords go: nothing found) and the tags, one match.
-PG_MATCH = (
-    f"numnode({PG_QUERY}) > 0 AND chats_entry.said_vector @@ ({PG_QUERY} && %s::tsquery)"
-)
+PG_MATCH = f"numnode({PG_QUERY}) > 0 AND chats_entry.said_vector @@ ({PG_QUERY} && %s::tsquery)"
 # Of the page's words, those that stem as one of the query's (ts_headline would drop
 # anything shaped like a tag, `Vec<String>` included, so PostgreSQL only stems here).
 PG_STEMMED = (

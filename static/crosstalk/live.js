@@ -161,6 +161,7 @@
     const menus = [...target.querySelectorAll("details.menu")];
     target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
     rememberFolds(target);
+    rememberFocus(target);
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     const target = event.detail.target;
@@ -170,7 +171,30 @@
       if (open[index] === "true") menu.open = true;
     });
     restoreFolds(target);
+    restoreFocus(target);
   });
+
+  // A refresh that replaces the focused control (Stop, the ⋯ switch…) gives the focus to
+  // the control in its place, or the first one still shown, never to <body>.
+  const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+  const shown = (element) => element.getClientRects().length > 0 && !element.disabled;
+  function rememberFocus(target) {
+    const focused = document.activeElement;
+    if (!focused || focused === document.body || !target.contains(focused)) return;
+    target.dataset.focusAt = [...target.querySelectorAll(FOCUSABLE)].indexOf(focused);
+    target.dataset.focusId = focused.id || "";
+  }
+  function restoreFocus(target) {
+    const at = target.dataset.focusAt;
+    const id = target.dataset.focusId;
+    delete target.dataset.focusAt;
+    delete target.dataset.focusId;
+    if (at === undefined || (document.activeElement && document.activeElement !== document.body)) return;
+    const all = [...target.querySelectorAll(FOCUSABLE)];
+    const same = (id && document.getElementById(id)) || all[Number(at)];
+    const next = same && shown(same) ? same : all.find(shown);
+    if (next) next.focus();
+  }
   function rememberFolds(target) {
     const folds = [...target.querySelectorAll("details[id][open]")].map((fold) => fold.id);
     target.dataset.openFolds = folds.join(" ");
@@ -281,7 +305,23 @@
     return [...document.querySelectorAll("#switcher-list a")].filter((a) => !a.parentElement.hidden);
   }
 
+  // The switcher's last line searches everything said for what was typed (/search/).
+  function searchLink() {
+    const link = document.getElementById("switcher-search");
+    if (!link) return;
+    const typed = document.getElementById("switcher-input").value.trim();
+    link.href = link.dataset.url + (typed ? "?q=" + encodeURIComponent(typed) : "");
+    link.textContent = typed ? "Search everything said for “" + typed + "”" : "Search everything said…";
+  }
+  document.addEventListener("close", function (event) {
+    if (event.target !== dialog()) return;
+    const back = before && document.contains(before) ? before : document.getElementById("main");
+    before = null;
+    if (back) back.focus();
+  }, true);
+
   function filter() {
+    searchLink();
     const words = document.getElementById("switcher-input").value.trim().toLowerCase().split(/\s+/);
     document.querySelectorAll("#switcher-list li").forEach(function (item) {
       const name = item.textContent.toLowerCase();
@@ -289,11 +329,14 @@
     });
   }
 
+  let before = null; // what had the focus when the switcher opened: it gets it back
   function open() {
     const box = dialog();
     if (!box || box.open) return;
     const input = document.getElementById("switcher-input");
     input.value = "";
+    searchLink();
+    before = document.activeElement !== document.body ? document.activeElement : null;
     box.showModal();
     input.focus();
     fetch(box.dataset.url, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
@@ -320,9 +363,11 @@
       const step = event.key === "ArrowDown" ? 1 : -1;
       const next = choices[(at + step + choices.length) % choices.length];
       if (next) next.focus();
-    } else if (event.key === "Enter" && event.target.id === "switcher-input" && choices[0]) {
+    } else if (event.key === "Enter" && event.target.id === "switcher-input") {
       event.preventDefault();
-      choices[0].click();
+      const search = document.getElementById("switcher-search");
+      if (choices[0]) choices[0].click();
+      else if (search && event.target.value.trim()) search.click();
     }
   });
   document.addEventListener("input", function (event) {

@@ -66,7 +66,8 @@ def test_it_offers_the_same_chats_the_send_check_accepts(owner, sender, recipien
         response = owner_client.post(
             f"/chats/{sender.pk}/peers/send/", {"to": chat.pk, "text": "hi"}, **HTMX
         )
-        assert "does not take part in agent-to-agent messaging or has not run" in (
+        # In the person's words, not the agent's.
+        assert "Not sent: the other chat has messaging off or has not run lately." in (
             response.content.decode()
         )
     assert not PeerMessage.objects.exists()
@@ -155,7 +156,7 @@ def test_it_sends_as_yourself(owner, sender, recipient, owner_client):
 
     message = PeerMessage.objects.get(text="from me")
     assert (message.sent_by, message.from_chat_id) == ("person", None)
-    assert '<span class="peer-name">You</span>' in tab(owner_client, recipient)
+    assert '<span class="peer-name" dir="auto">You</span>' in tab(owner_client, recipient)
 
 
 def test_it_shows_answers_to_you_in_the_tab(owner, sender, recipient, owner_client):
@@ -203,7 +204,9 @@ def test_it_refuses_a_send_to_a_chat_with_messaging_off(owner, sender, owner_cli
     response = owner_client.post(
         f"/chats/{sender.pk}/peers/send/", {"to": off.pk, "sender": "chat", "text": "hi"}, **HTMX
     )
-    assert "quiet does not take part" in response.content.decode()
+    said = response.content.decode()
+    assert "Not sent: the other chat has messaging off" in said
+    assert "Turn its messaging on" in said and "the person" not in said
 
 
 def test_it_renders_the_whole_page_for_a_refusal_without_htmx(sender, recipient, owner_client):
@@ -234,3 +237,17 @@ def test_it_cancels_from_the_tab(sender, recipient, owner_client):
     html = tab(owner_client, sender)
     assert "Cancelled — removed from the queue" in html
     assert f"/messages/{message.pk}/cancel/" not in html
+
+
+def test_it_a_limit_reads_in_the_persons_words_with_the_limit(
+    owner, sender, recipient, owner_client
+):
+    from peers.actions import do_set_limits
+
+    do_set_limits({"chat_per_hour": 2})
+    path = f"/chats/{sender.pk}/peers/send/"
+    for i in range(5):
+        body = {"to": recipient.pk, "sender": "chat", "text": f"hi {i}"}
+        said = owner_client.post(path, body, **HTMX).content.decode()
+    assert "Not sent: it sent too many messages this hour (the limit is 2)." in said
+    assert "Carry on with your own work" not in said

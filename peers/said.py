@@ -48,7 +48,7 @@ PG_STEMMED = (
     "&& tsvector_to_array(to_tsvector('english', %s))"
 )
 LITE_PAGE = " ORDER BY chats_entry_fts.rowid DESC LIMIT %s OFFSET %s"
-LITE_COUNT = "SELECT count(*) FROM ({} LIMIT %s)"
+LITE_COUNT = "SELECT count(*) FROM ({} ORDER BY chats_entry_fts.rowid DESC LIMIT %s)"
 # The page's hits are consecutive in rowid order: a rowid range (which FTS5 seeks) holds
 # exactly them, so snippet() runs on the page only, never on every hit.
 LITE_SNIPPETS = (

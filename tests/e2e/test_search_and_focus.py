@@ -15,6 +15,7 @@ from tests.e2e.test_browser import (
     expect,
     new_context,
     open_chat,
+    send_from_tab,
     send_prompt,
     status,
 )
@@ -106,3 +107,22 @@ def test_it_isolates_names_marks_the_current_page_and_opens_the_tab_in_its_page(
         assert_fits(small)
     finally:
         phone.close()
+
+
+LISTEN_CSP = (
+    "window.violations = []; document.addEventListener('securitypolicyviolation', "
+    "e => window.violations.push(e.violatedDirective + ' ' + e.sourceFile + ':' + e.lineNumber))"
+)
+
+
+def test_it_sends_a_prompt_and_a_peer_message_without_a_csp_violation(context):
+    console = []
+    page = open_chat(context, "payments-api")
+    page.on("console", lambda m: console.append(m.text))
+    page.evaluate(LISTEN_CSP)
+    send_prompt(page, "hello **there**")
+    expect(page.locator("#conversation .entry-answer").last).to_contain_text("there")
+    expect(status(page)).to_have_text("Idle")
+    send_from_tab(page, "checkout", "Which port, please?")
+    assert page.evaluate("window.violations") == []
+    assert [line for line in console if "Content Security Policy" in line] == []

@@ -47,8 +47,12 @@ PG_STEMMED = (
     "SELECT w FROM unnest(%s::text[]) AS w WHERE ts_lexize('english_stem', lower(w)) "
     "&& tsvector_to_array(to_tsvector('english', %s))"
 )
-LITE_PAGE = " ORDER BY chats_entry_fts.rowid DESC LIMIT %s OFFSET %s"
-LITE_COUNT = "SELECT count(*) FROM ({} ORDER BY chats_entry_fts.rowid DESC LIMIT %s)"
+# The hits newest first (FTS5 reads its index in rowid order and stops at the LIMIT);
+# a date range joins the entries for their created_at.
+LITE_HITS = (
+    "SELECT chats_entry_fts.rowid FROM chats_entry_fts{join} "
+    "WHERE chats_entry_fts MATCH %s{where} ORDER BY chats_entry_fts.rowid DESC LIMIT %s"
+)
 # The page's hits are consecutive in rowid order: a rowid range (which FTS5 seeks) holds
 # exactly them, so snippet() runs on the page only, never on every hit.
 LITE_SNIPPETS = (
@@ -111,12 +115,17 @@ def days(spec) -> list[tuple[str, datetime]]:
 
 def search_said(user, spec, *, limit: int, offset: int) -> Results:
     """One page of what the account said with the spec's words, newest first (the last
-    written first); another account's chat is no_chat, exactly as one that does not exist."""
+    written first); another account's chat is no_chat, exactly as one that does not exist.
+
+    One statement reads the hits' ids up to the page's end or CAP + 1, whichever is more:
+    the page, and the capped count, at once."""
     words = checked_words(spec)
     chat = access_chat(user, spec.chat) if spec.chat is not None else None
-    page = pg_page if connection.vendor == "postgresql" else lite_page
-    ids, count, terms = page(user, chat, spec, words, min(limit, 100), offset)
-    return Results(marked_rows(ids, terms), min(count, CAP), count > CAP)
+    read = pg_ids if connection.vendor == "postgresql" else lite_ids
+    limit = min(limit, 100)
+    ids, terms = read(user, chat, spec, words, max(offset + limit, CAP + 1))
+    page = ids[offset : offset + limit]
+    return Results(marked_rows(page, terms), min(len(ids), CAP), len(ids) > CAP)
 
 
 def tags_of(user, chat, spec) -> tuple[list[str], list[str]]:
@@ -143,10 +152,9 @@ def pg_hits(user, chat, spec, words: list[str]) -> tuple[QuerySet, str]:
     return entries, terms
 
 
-def pg_page(user, chat, spec, words, limit, offset) -> tuple[list[int], int, str]:
+def pg_ids(user, chat, spec, words, most: int) -> tuple[list[int], str]:
     hits, terms = pg_hits(user, chat, spec, words)
-    ids = list(hits.order_by("-id").values_list("pk", flat=True)[offset : offset + limit])
-    return ids, hits.values("pk")[: CAP + 1].count(), terms
+    return list(hits.order_by("-id").values_list("pk", flat=True)[:most]), terms
 
 
 def lite_terms(user, chat, spec, words: list[str]) -> str:
@@ -159,18 +167,15 @@ def lite_terms(user, chat, spec, words: list[str]) -> str:
     return f'owner : "{needed[0]}" AND tags : ({" AND ".join(tags)}) AND text : ({quoted})'
 
 
-def lite_page(user, chat, spec, words, limit, offset) -> tuple[list[int], int, str]:
+def lite_ids(user, chat, spec, words, most: int) -> tuple[list[int], str]:
     terms = lite_terms(user, chat, spec, words)
     bounds = days(spec)
     join = " JOIN chats_entry ON chats_entry.id = chats_entry_fts.rowid" if bounds else ""
     where = "".join(f" AND chats_entry.created_at {op} %s" for op, _ in bounds)
     moments = [connection.ops.adapt_datetimefield_value(moment) for _, moment in bounds]
-    hits = f"SELECT chats_entry_fts.rowid FROM chats_entry_fts{join} WHERE chats_entry_fts MATCH %s{where}"  # noqa: E501, S608 (fixed SQL)
     with connection.cursor() as cursor:
-        cursor.execute(hits + LITE_PAGE, [terms, *moments, limit, offset])
-        ids = [row[0] for row in cursor.fetchall()]
-        cursor.execute(LITE_COUNT.format(hits), [terms, *moments, CAP + 1])
-        return ids, cursor.fetchone()[0], terms
+        cursor.execute(LITE_HITS.format(join=join, where=where), [terms, *moments, most])
+        return [row[0] for row in cursor.fetchall()], terms
 
 
 def marked_rows(ids: list[int], terms: str) -> list[Found]:

@@ -1,12 +1,12 @@
 """Search over everything said in the account's chats: prompts, answers and peer messages
 (the conversations' entries), stemmed as English, newest first, the words found marked.
 
-PostgreSQL matches the entries' stored `said_vector` (GIN, chats migration 0011) with
-websearch_to_tsquery; SQLite matches the FTS5 table `chats_entry_fts` (porter tokenizer,
-the account, chat, kind and place indexed tokens: one MATCH, read newest first). Both
-find the page's ids first (LIMIT in the database),
-then mark the words of those rows only (snippet(); PostgreSQL stems the page's words
-with ts_lexize); the count stops at CAP.
+PostgreSQL matches the entries' `said_vector` (GIN, chats migration 0011) with
+websearch_to_tsquery and the entry's tags; SQLite matches the FTS5 table
+`chats_entry_fts` (porter tokenizer; the account, chat, kind and place as tokens). Each
+is one indexed match read newest first with a LIMIT, giving the page's ids and the
+count (which stops at CAP); then only the page's rows get their words marked (SQLite's
+snippet(); PostgreSQL stems the page's words with ts_lexize and marks them here).
 
 A peer message between two chats is said once: its sender's side (peer_out) stands for
 it unless a chat is asked for; an answer repeated inside a message's card is that message."""

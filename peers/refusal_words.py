@@ -46,7 +46,13 @@ REMEDY = {
     "runners_not_allowed": "Ask an admin to let your account run agents on this server.",
 }
 # Sentences already written for the person, kept as they are.
-AS_WRITTEN = {"empty_message", "message_too_long", "invalid_input", "already_delivered"}
+AS_WRITTEN = {
+    "empty_message",
+    "message_too_long",
+    "invalid_input",
+    "already_delivered",
+    "outside_chat",  # names the chat and where it came from
+}
 
 
 def refused_words(code: str) -> str:

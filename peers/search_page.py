@@ -42,7 +42,12 @@ def search_context(request: HttpRequest) -> dict:
             error = first_error(invalid)
         except Refusal as refusal:
             error = refusal.message
-    more_pages = results is not None and (results.more or results.count > number * PER_PAGE)
+    last = CAP // PER_PAGE + 1  # the pages a capped count reaches
+    more_pages = (
+        results is not None
+        and number < last
+        and (results.more or results.count > number * PER_PAGE)
+    )
     base = urlencode({"q": query, **{k: v for k, v in filters.items() if v}})
     return {
         "q": query,

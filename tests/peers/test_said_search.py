@@ -163,3 +163,14 @@ def test_it_the_search_page_marks_escapes_and_hides_other_accounts(client, owner
     theirs = client.get(f"/search/?q=port&chat={said['prompt'].chat_id}")
     assert theirs.status_code == 404
     assert "0 found" in client.get("/search/?q=port").content.decode()
+
+
+def test_it_the_search_page_pages_to_the_cap(client, owner, sender):
+    Entry.objects.bulk_create(
+        Entry(chat=sender, kind=Entry.Kind.PROMPT, text=f"deploy number {i}") for i in range(130)
+    )
+    client.force_login(owner)
+    first = client.get("/search/?q=deploy").content.decode()
+    assert "100+ found" in first and "page=2" in first
+    last = client.get("/search/?q=deploy&page=99").content.decode()
+    assert "Page 6" in last and "Older →" not in last and "number 10</p>" in last

@@ -23,6 +23,7 @@ from peers.inputs import (
     MessageChatInput,
     MessageSearch,
     PersonMessageInput,
+    SaidSearch,
     SeenInput,
     parse,
 )
@@ -32,9 +33,11 @@ from peers.outputs import (
     InboxOut,
     MessageOut,
     ReachableChat,
+    SearchOut,
     SentOut,
     WatchOut,
 )
+from peers.said import results_json, search_said
 from peers.selectors import access_message, account_activity, find_messages
 from peers.serializers import (
     activity_json,
@@ -145,6 +148,25 @@ def list_messages(
     those in it, and `q` those whose text has its words, best match first."""
     spec = parse(MessageSearch, {"chat": chat, "state": state, "query": q})
     return page(find_messages(request.auth.user, spec), message_json, limit, offset)
+
+
+@person.get("/search", response={200: SearchOut, **problems(400, 401, 404)})
+def search(
+    request,
+    q: str,
+    chat: str | None = None,
+    kind: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    limit: Limit = 20,
+    offset: Offset = 0,
+):
+    """Everything said in your chats (prompts, answers, peer messages) with the words of
+    `q`, stemmed, newest first, the words found marked; `chat`, `kind` (prompt, answer,
+    message), `since` and `until` (days, YYYY-MM-DD) narrow it."""
+    fields = {"query": q, "chat": chat, "kind": kind, "since": since, "until": until}
+    spec = parse(SaidSearch, {k: v for k, v in fields.items() if v is not None})
+    return results_json(search_said(request.auth.user, spec, limit=limit, offset=offset))
 
 
 @person.post(

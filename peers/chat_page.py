@@ -19,6 +19,7 @@ from kernel.refusals import Refusal
 from peers.actions import check_connect_chats, check_send_as_person, do_set_peers
 from peers.cards import YOU, attach_cards, card_for, conversation_groups, keep_only_peer
 from peers.limits import current_limits
+from peers.refusal_words import for_person
 from peers.selectors import offered_chats
 
 PAGE_TEMPLATE = "peers/chat.html"
@@ -132,6 +133,8 @@ def peers_tab(request: HttpRequest, chat_id: str) -> HttpResponse:
     """GET: the Peers tab. POST: the switch, from the tab or the chat's ⋯ menu;
     `enabled` says the new state, absent it toggles."""
     chat = chat_or_404(request, chat_id)
+    if request.method == "GET" and not request.htmx:
+        return to_the_tab(chat)  # the tab alone is a fragment: never a page of its own
     if request.method == "GET":
         return render(request, TAB_TEMPLATE, tab_context(request, chat))
     wanted = request.POST.get("enabled")
@@ -144,7 +147,13 @@ def peers_tab(request: HttpRequest, chat_id: str) -> HttpResponse:
 def peers_live(request: HttpRequest, chat_id: str) -> HttpResponse:
     """The tab's live part alone: what it refetches on every hint."""
     chat = chat_or_404(request, chat_id)
+    if not request.htmx:
+        return to_the_tab(chat)
     return render(request, f"{TAB_TEMPLATE}#live", tab_context(request, chat))
+
+
+def to_the_tab(chat: Chat) -> HttpResponse:
+    return redirect(f"{reverse('chat-page', args=[chat.pk])}#peers-tab")
 
 
 def after_chat_change(request: HttpRequest, chat: Chat) -> HttpResponse:
@@ -158,7 +167,7 @@ def tab_form_answer(request: HttpRequest, chat: Chat, *, done: bool, **forms_) -
     """A Peers tab form's answer: on htmx the tab (the form picks its part); otherwise
     the whole chat page, the tab holding the form as typed."""
     if done and not request.htmx:
-        return redirect(f"{reverse('chat-page', args=[chat.pk])}#peers-tab")
+        return to_the_tab(chat)
     if not request.htmx:
         return render(request, PAGE_TEMPLATE, chat_page_context(request, chat, **forms_))
     response = render(request, TAB_TEMPLATE, tab_context(request, chat, **forms_))
@@ -186,7 +195,7 @@ def connect(request: HttpRequest, chat_id: str) -> HttpResponse:
         )
     except Refusal as refusal:
         refused(refusal)
-        form.add_error(None, refusal.message)
+        form.add_error(None, for_person(refusal))
         return tab_form_answer(request, chat, done=False, connect_form=form)
     return tab_form_answer(request, chat, done=True, connected=True)
 
@@ -208,7 +217,7 @@ def send(request: HttpRequest, chat_id: str) -> HttpResponse:
         )
     except Refusal as refusal:
         refused(refusal)
-        form.add_error(None, refusal.message)
+        form.add_error(None, for_person(refusal))
         return tab_form_answer(request, chat, done=False, send_form=form)
     fresh = SendForm(initial={"to": data["to"], "sender": data.get("sender") or "chat"})
     sent = card_for(message, chat)

@@ -3,7 +3,7 @@ unknown chats and the limits are the check_* functions' to refuse, with their co
 
 MCP spells fields in camelCase (replyTo, waitSeconds), REST in snake_case; both parse."""
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -14,6 +14,7 @@ __all__ = [
     "MessageChatInput",
     "MessageSearch",
     "PersonMessageInput",
+    "SaidSearch",
     "SeenInput",
     "parse",
 ]
@@ -68,4 +69,26 @@ class MessageSearch(Input):
     )
     query: str | None = Field(
         default=None, description="words to find in the text, best match first"
+    )
+
+
+DAY = r"^\d{4}-\d{2}-\d{2}$"
+
+
+class SaidSearch(Input):
+    """Search over everything said (REST GET /api/v1/search, MCP search, the /search/
+    page): prompts, answers and peer messages with these words, stemmed, newest first."""
+
+    query: str = Field(
+        description="words to find, stemmed (`ports` finds port); every word must be there"
+    )
+    chat: str | None = Field(default=None, description="a chat id: only what was said in it")
+    kind: Literal["prompt", "answer", "message"] | None = Field(
+        default=None, description="prompt (yours), answer (an agent's) or message (a peer message)"
+    )
+    since: str | None = Field(
+        default=None, pattern=DAY, description="a day, YYYY-MM-DD (UTC): from its start"
+    )
+    until: str | None = Field(
+        default=None, pattern=DAY, description="a day, YYYY-MM-DD (UTC): to its end"
     )

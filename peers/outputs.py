@@ -102,3 +102,26 @@ class ActivityOut(Output):
     detail: str
     count: int
     created_at: Moment | None
+
+
+class FoundOut(Output):
+    """Something said that a search found (GET /api/v1/search, MCP search)."""
+
+    id: int = Field(description="The conversation entry's id.")
+    kind: Literal["prompt", "answer", "message"]
+    chat: str = Field(description="The chat it was said in.")
+    chat_name: str
+    message: str | None = Field(description="The peer message, for a message.")
+    text: str = Field(description="The excerpt that holds the words found, as plain text.")
+    html: str = Field(
+        description="The excerpt as Markdown rendered and sanitised, the words found in <mark>."
+    )
+    created_at: Moment | None
+
+
+class SearchOut(Output):
+    """One page of what was found, newest first; `count` stops at 100 (`more`: beyond)."""
+
+    items: list[FoundOut]
+    count: int
+    more: bool

@@ -1,6 +1,8 @@
 """A refusal as the person reads it: plain words, no code. REST and MCP keep the code
 and the sentence written for the agent (which may say "ask the person")."""
 
+import re
+
 from kernel.refusals import Refusal
 
 # A refusal's code in a few words (the activity log, the pages, the demo agent).
@@ -44,17 +46,31 @@ REMEDY = {
     "runners_not_allowed": "Ask an admin to let your account run agents on this server.",
 }
 # Sentences already written for the person, kept as they are.
-AS_WRITTEN = {"empty_message", "message_too_long", "invalid_input", "already_delivered"}
+AS_WRITTEN = {
+    "empty_message",
+    "message_too_long",
+    "invalid_input",
+    "already_delivered",
+    "outside_chat",  # names the chat and where it came from
+}
 
 
 def refused_words(code: str) -> str:
     return REFUSED.get(code, "it was refused")
 
 
+# The number a limit's sentence names (peers.actions.limits: "… (5).").
+LIMIT_NUMBER = re.compile(r"\((\d+)\)")
+
+
 def for_person(refusal: Refusal) -> str:
-    """One or two sentences with no machine code in them."""
+    """One or two sentences with no machine code in them, in the person's words (never
+    the agent's "tell the person"), with the limit's number when a limit refused."""
     if refusal.code in AS_WRITTEN:
         return refusal.message
     words = refused_words(refusal.code)
+    number = LIMIT_NUMBER.search(refusal.message) if refusal.code.startswith("limit_") else None
+    if number:
+        words += f" (the limit is {number[1]})"
     remedy = REMEDY.get(refusal.code)
     return f"Not sent: {words}." + (f" {remedy}" if remedy else "")

@@ -1,6 +1,7 @@
 """Full-text search over the account's messages, best match first: PostgreSQL's stored
 tsvector column over a GIN index (migration 0009), SQLite's FTS5 table with the account
-as an indexed token (migration 0008).
+as an indexed token (migration 0008); both stemmed as English since migration 0012
+(`english`, the porter tokenizer): `ports` finds "port".
 
 Words are matched whole (every word must be in the text; the last may be a prefix);
 the person's words are data, never query syntax."""
@@ -34,8 +35,8 @@ def search(messages: QuerySet, query: str, user_id: int) -> QuerySet:
 # The stored vector of the text (migration 0009), GIN-indexed: ranking reads it, never
 # parses the text again.
 PG_VECTOR = "peers_peermessage.text_vector"
-PG_MATCH = PG_VECTOR + " @@ to_tsquery('simple', %s)"
-PG_RANK = "ts_rank(" + PG_VECTOR + ", to_tsquery('simple', %s))"
+PG_MATCH = PG_VECTOR + " @@ to_tsquery('english', %s)"
+PG_RANK = "ts_rank(" + PG_VECTOR + ", to_tsquery('english', %s))"
 # SQLite: the account's hits and their bm25 (lower is better) go into a temporary table of
 # this connection, made again for each search; the query then looks each row up by rowid.
 # (A correlated bm25 runs the MATCH once per row: seconds for a common word.)

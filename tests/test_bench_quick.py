@@ -26,6 +26,7 @@ EMBEDDED = {
     "sockets": ["bench.sockets"],
     "admin": ["bench.admin"],
     "search": ["bench.search"],
+    "said": ["bench.said"],
     "sandbox": ["bench.sandbox"],
     "counters_fill": ["bench.counters_fill"],
     "serve_start": ["bench.serve_start"],
@@ -36,6 +37,7 @@ SHARED = {
     "send": ["bench.send"],
     "sockets-2": ["bench.sockets", "--web-processes", "2"],
     "search": ["bench.search"],
+    "said": ["bench.said"],
     "counters_fill": ["bench.counters_fill"],
 }
 NEEDS = {"sandbox": ("bwrap", "bubblewrap (`bwrap`) is not installed here")}

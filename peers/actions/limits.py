@@ -132,20 +132,22 @@ def refusals(counts: dict, *, recipient: Chat, wakes: bool, limits: Limits):
     yield (
         "limit_chat_hour",
         counts.get("chat_hour", 0) >= limits.chat_per_hour,
-        f"This chat already sent {limits.chat_per_hour} messages in the last hour. "
-        "Carry on with your own work and try later.",
+        f"This chat reached the most messages a chat may send in an hour "
+        f"({limits.chat_per_hour}). Carry on with your own work and try later.",
     )
     yield (
         "limit_pair_window",
         counts.get("pair_window", 0) >= limits.pair_per_window,
-        f"{limits.pair_per_window} messages went between you and {name} in the last "
-        f"{limits.pair_window_minutes} minutes. Wait before writing again.",
+        f"You and {name} reached the most messages two chats may exchange in "
+        f"{limits.pair_window_minutes} minutes ({limits.pair_per_window}). "
+        "Wait before writing again.",
     )
     yield (
         "limit_pair_without_you",
         counts.get("pair_without_you", 0) >= limits.pair_without_you,
-        f"You and {name} exchanged {limits.pair_without_you} messages since the person last "
-        "wrote. Stop messaging and tell the person what is still open between you.",
+        f"You and {name} reached the most messages two chats may exchange without the "
+        f"person ({limits.pair_without_you}). Stop messaging and tell the person what is "
+        "still open between you.",
     )
     yield (
         "limit_wakes",
@@ -156,8 +158,8 @@ def refusals(counts: dict, *, recipient: Chat, wakes: bool, limits: Limits):
     yield (
         "limit_chain",
         counts.get("chain", 0) >= limits.chain_without_you,
-        f"This chain of messages reached {limits.chain_without_you} without the person. "
-        "Stop passing messages on and tell the person.",
+        f"This chain of messages reached the most it may grow without the person "
+        f"({limits.chain_without_you}). Stop passing messages on and tell the person.",
     )
 
 

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from chats.inputs import ChatUpdate
 from kernel.inputs import Input, Limit, Offset
-from peers.inputs import MessageSearch
+from peers.inputs import MessageSearch, SaidSearch
 
 
 class NoInput(Input):
@@ -34,6 +34,13 @@ class ReadPeersInput(PageInput, MessageSearch):
 
 class ChatInput(Input):
     chat: str
+
+
+class SearchInput(SaidSearch):
+    """search: GET /api/v1/search's SaidSearch (query, chat, kind, since, until) and a page."""
+
+    limit: Limit = 20
+    offset: Offset = 0
 
 
 class SetPeerReachInput(Input):

@@ -8,6 +8,7 @@ set_peer_reach       PATCH /api/v1/chats/{id} {"peers": …}
 cancel_peer_message  POST /api/v1/messages/{id}/cancel
 approve_peer_message POST /api/v1/messages/{id}/approve
 deny_peer_message    POST /api/v1/messages/{id}/deny
+search               GET /api/v1/search?q=[&chat=&kind=&since=&until=]
 
 start_chat and update_chat, the twins of POST and PATCH /api/v1/chats, live beside those
 routes at the top (crosstalk.mcp.chat_tools): starting a chat may need origins."""
@@ -26,9 +27,11 @@ from peers.mcp.inputs import (
     DecideInput,
     ListPeerChatsInput,
     ReadPeersInput,
+    SearchInput,
     SetPeerReachInput,
 )
 from peers.mcp.registry import Answer, Tool
+from peers.said import results_json, search_said
 from peers.selectors import find_messages, reach_of
 from peers.serializers import chats_with_how_fast, listing, message_json
 
@@ -113,6 +116,12 @@ def deny_peer_message(caller: Caller, spec: DecideInput) -> Answer:
     return Answer(f"Denied {body['id']}: {body['words']}.", body)
 
 
+def search(caller: Caller, spec: SearchInput) -> Answer:
+    found = search_said(caller.user, spec, limit=spec.limit, offset=spec.offset)
+    body = results_json(found)
+    return Answer(text.found_list(body), body)
+
+
 TOOLS = [
     Tool(
         "list_peer_chats",
@@ -179,5 +188,16 @@ TOOLS = [
         "`detail: denied` and never reaches that chat; its sender is told.",
         DecideInput,
         deny_peer_message,
+    ),
+    Tool(
+        "search",
+        "Search everything said in your chats: your prompts, the agents' answers and peer "
+        "messages. `query`: words, stemmed (ports finds port), every word must be there. "
+        "`chat`: only that chat's; `kind`: prompt, answer or message; `since`/`until`: days "
+        "(YYYY-MM-DD, UTC). Newest first; each item has an excerpt with the words found "
+        "(`html` marks them with <mark>). `count` stops at 100 (`more`: beyond). "
+        "`limit`/`offset` page.",
+        SearchInput,
+        search,
     ),
 ]

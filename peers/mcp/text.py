@@ -92,3 +92,18 @@ def sent(body: dict, names: dict[str, str], *, waited: bool) -> str:
     if body.get("notify_when_idle"):
         line += f" You will also hear once when {to} next ends a turn."
     return line
+
+
+def found_line(item: dict) -> str:
+    said = {"prompt": "you asked", "answer": "the agent answered", "message": "a message"}
+    where = f"{item['chat_name']} ({item['chat']})"
+    return f"- {item['created_at']} in {where}, {said[item['kind']]}: {quote(item['text'], 300)}"
+
+
+def found_list(body: dict) -> str:
+    """The search tool's answer: what was found, newest first."""
+    if not body["items"]:
+        return "Nothing said in your chats has these words."
+    total = f"{body['count']}+" if body["more"] else str(body["count"])
+    head = f"{len(body['items'])} of {total} found, newest first:"
+    return "\n".join([head, *(found_line(item) for item in body["items"])])

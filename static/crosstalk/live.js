@@ -173,6 +173,7 @@
     const menus = [...target.querySelectorAll("details.menu")];
     target.dataset.openMenus = menus.map((menu) => menu.open).join(",");
     rememberFolds(target);
+    rememberFocus(target);
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     const target = event.detail.target;
@@ -182,7 +183,30 @@
       if (open[index] === "true") menu.open = true;
     });
     restoreFolds(target);
+    restoreFocus(target);
   });
+
+  // A refresh that replaces the focused control (Stop, the ⋯ switch…) gives the focus to
+  // the control in its place, or the first one still shown, never to <body>.
+  const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+  const shown = (element) => element.getClientRects().length > 0 && !element.disabled;
+  function rememberFocus(target) {
+    const focused = document.activeElement;
+    if (!focused || focused === document.body || !target.contains(focused)) return;
+    target.dataset.focusAt = [...target.querySelectorAll(FOCUSABLE)].indexOf(focused);
+    target.dataset.focusId = focused.id || "";
+  }
+  function restoreFocus(target) {
+    const at = target.dataset.focusAt;
+    const id = target.dataset.focusId;
+    delete target.dataset.focusAt;
+    delete target.dataset.focusId;
+    if (at === undefined || (document.activeElement && document.activeElement !== document.body)) return;
+    const all = [...target.querySelectorAll(FOCUSABLE)];
+    const same = (id && document.getElementById(id)) || all[Number(at)];
+    const next = same && shown(same) ? same : all.find(shown);
+    if (next) next.focus();
+  }
   function rememberFolds(target) {
     const folds = [...target.querySelectorAll("details[id][open]")].map((fold) => fold.id);
     target.dataset.openFolds = folds.join(" ");
@@ -205,12 +229,6 @@
     if (event.target.id === "composer" && composerText()) composerText().focus();
   });
 })();
-
-// A button that asks first (data-confirm): no inline handlers anywhere.
-document.addEventListener("click", function (event) {
-  const button = event.target.closest("[data-confirm]");
-  if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
-});
 
 // Sending: the form's main button says so while the request is out; if the server does not
 // answer (down, restarting, a 5xx), the form says "Not sent" and keeps what was written.
@@ -289,67 +307,6 @@ document.addEventListener("click", function (event) {
   document.addEventListener("DOMContentLoaded", markUnread);
   document.addEventListener("htmx:afterSettle", markUnread);
   document.addEventListener("crosstalk:links", markUnread);
-})();
-
-// Ctrl+K (Cmd+K) anywhere: the quick switcher, filled from /switch/ each time it opens.
-(function () {
-  const dialog = () => document.getElementById("switcher");
-
-  function links() {
-    return [...document.querySelectorAll("#switcher-list a")].filter((a) => !a.parentElement.hidden);
-  }
-
-  function filter() {
-    const words = document.getElementById("switcher-input").value.trim().toLowerCase().split(/\s+/);
-    document.querySelectorAll("#switcher-list li").forEach(function (item) {
-      const name = item.textContent.toLowerCase();
-      item.hidden = !words.every((word) => name.includes(word));
-    });
-  }
-
-  function open() {
-    const box = dialog();
-    if (!box || box.open) return;
-    const input = document.getElementById("switcher-input");
-    input.value = "";
-    box.showModal();
-    input.focus();
-    fetch(box.dataset.url, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
-      .then((response) => (response.ok ? response.text() : ""))
-      .then(function (html) {
-        document.getElementById("switcher-list").innerHTML = html;
-        filter();
-        document.dispatchEvent(new CustomEvent("crosstalk:links"));
-      });
-  }
-
-  document.addEventListener("keydown", function (event) {
-    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
-      event.preventDefault();
-      open();
-      return;
-    }
-    const box = dialog();
-    if (!box || !box.open) return;
-    const choices = links();
-    const at = choices.indexOf(document.activeElement);
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      const step = event.key === "ArrowDown" ? 1 : -1;
-      const next = choices[(at + step + choices.length) % choices.length];
-      if (next) next.focus();
-    } else if (event.key === "Enter" && event.target.id === "switcher-input" && choices[0]) {
-      event.preventDefault();
-      choices[0].click();
-    }
-  });
-  document.addEventListener("input", function (event) {
-    if (event.target.id === "switcher-input") filter();
-  });
-  document.addEventListener("click", function (event) {
-    if (event.target.closest("[data-switcher]")) open();
-    else if (event.target === dialog()) dialog().close(); // a click on the backdrop
-  });
 })();
 
 // A message whose state changes while the page is open (pending → delivered, queued →

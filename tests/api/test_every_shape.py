@@ -171,4 +171,4 @@ def test_it_every_page_shows_every_row(account, owner_client):
         urls += [f"/chats/{chat.pk}/", f"/chats/{chat.pk}/peers/", f"/chats/{chat.pk}/header/"]
         urls += [f"/chats/{chat.pk}/conversation/", f"/activity/?chat={chat.pk}"]
     for url in urls:
-        assert owner_client.get(url).status_code == 200, url
+        assert owner_client.get(url, HTTP_HX_REQUEST="true").status_code == 200, url

@@ -25,6 +25,7 @@ OPERATIONS = {
     ("get", "/api/v1/activity"),
     ("get", "/api/v1/inbox"),
     ("post", "/api/v1/inbox/done"),
+    ("get", "/api/v1/search"),
     ("get", "/api/v1/agent/chats"),
     ("get", "/api/v1/agent/chats/{chat_id}"),
     ("post", "/api/v1/agent/messages"),

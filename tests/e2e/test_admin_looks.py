@@ -117,3 +117,48 @@ def test_it_10_a_refused_limit_says_so_at_the_top_of_the_page(admin_page, consol
     # The refusal answers 400, as it should; Chromium logs that status.
     refused = re.compile(r"status of 400 \(Bad Request\)")
     console_errors[:] = [error for error in console_errors if not refused.search(error)]
+
+
+def test_it_reset_to_defaults_asks_once(browser, base_url, staff_state, console_errors):
+    """Issue 37: the confirm was registered twice (static/crosstalk/live.js) and asked twice."""
+    context = new_context(browser, base_url, staff_state, console_errors)
+    try:
+        page = context.new_page()
+        page.goto("/internal/admin/peers?window=week")
+        asked = []
+
+        def dismiss(dialog) -> None:
+            asked.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", dismiss)
+        page.get_by_role("button", name="Reset to defaults").click()
+        page.wait_for_timeout(500)
+        assert asked == ["Put every limit back to its default?"]
+        expect(page).to_have_url(re.compile(r"/internal/admin/peers\?window=week$"))
+    finally:
+        context.close()
+
+
+def test_it_a_chart_over_time_opens_at_its_newest_end_on_a_phone(
+    browser, base_url, staff_state, console_errors
+):
+    """Issue 37: on a phone "Messages sent, per hour" opened at its oldest (empty) end in
+    a scroll box with no hint."""
+    context = new_context(browser, base_url, staff_state, console_errors, "phone", "dark")
+    try:
+        page = context.new_page()
+        page.goto("/internal/admin/peers?window=week")
+        wrap = page.locator(".adm-time-chart").first
+        expect(wrap).to_be_visible()
+        ends = wrap.evaluate(
+            "w => [w.getBoundingClientRect().right, w.querySelector('svg')"
+            ".getBoundingClientRect().right, w.scrollWidth > w.clientWidth]"
+        )
+        assert ends[2], "the chart is wider than a phone: it scrolls"
+        assert abs(ends[0] - ends[1]) <= 2, ends  # its newest end is the one shown
+        expect(page.locator(".adm-scroll-hint").first).to_be_visible()
+        assert_readable(page)
+        assert_fits(page)
+    finally:
+        context.close()

@@ -24,6 +24,7 @@ PERSON_TOOLS = [
     "cancel_peer_message",
     "approve_peer_message",
     "deny_peer_message",
+    "search",
     "start_chat",
     "update_chat",
     "delete_chat",

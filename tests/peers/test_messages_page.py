@@ -24,7 +24,7 @@ def test_it_lists_every_message_both_ways_with_state_and_answer(
     html = page(owner_client)
 
     assert "4 messages, newest first" in html
-    assert "You, as checkout" in html and '<span class="peer-name">You</span>' in html
+    assert "You, as checkout" in html and '<span class="peer-name" dir="auto">You</span>' in html
     assert "Queued" in html and "Not answered" in html
     assert 'href="/messages/"' in page(owner_client, "?q=port")  # in the top bar
     assert 'aria-current="page">Messages' in html

@@ -38,8 +38,10 @@ def test_it_says_each_row_in_words_with_links(sender, recipient, outsider_chat, 
     assert html.index("turned off for") < html.index("“which port?”")
     # The message is a link to its card; both chats are links to their pages.
     assert f'href="/chats/{sender.pk}/#tab-msg-{message.pk}"' in html
-    assert f'<a class="peer-name" href="/chats/{sender.pk}/">checkout</a> sent' in html
-    assert f'to <a class="peer-name" href="/chats/{recipient.pk}/">payments-api</a>' in html
+    assert f'<a class="peer-name" dir="auto" href="/chats/{sender.pk}/">checkout</a> sent' in html
+    assert (
+        f'to <a class="peer-name" dir="auto" href="/chats/{recipient.pk}/">payments-api</a>' in html
+    )
     assert outsider_chat.pk not in html and "secret" not in html
     assert not any(code in html for code in CODES)
 
@@ -57,8 +59,8 @@ def test_it_says_deliveries_answers_to_you_and_refusals_in_words(
 
     html = owner_client.get("/activity/").content.decode()
 
-    assert 'reached <a class="peer-name"' in html and "as a turn&#x27;s prompt" in html
-    assert '“all green”</a> to <span class="peer-name">you</span>' in html
+    assert 'reached <a class="peer-name" dir="auto"' in html and "as a turn&#x27;s prompt" in html
+    assert '“all green”</a> to <span class="peer-name" dir="auto">you</span>' in html
     assert "was refused: the message was empty" in html
     assert not any(code in html for code in CODES)
 

@@ -165,7 +165,7 @@ def test_it_names_you_as_that_chat_or_you(owner, sender, recipient, owner_client
     sent = conversation(owner_client, sender)
 
     assert '<span class="msg-by">· You, as checkout</span>' in received
-    assert '<span class="peer-name">You</span>' in received
+    assert '<span class="peer-name" dir="auto">You</span>' in received
     assert "· You, as checkout" in sent
 
 
@@ -201,9 +201,13 @@ def test_it_offers_send_on_and_remove_for_a_held_message(sender, recipient, owne
     for chat in (sender, recipient):
         held = card(conversation(owner_client, chat), message)
         assert "Queued — held until you write" in held
-        assert "Send on with my next message</a>" in held
-        assert f'href="/chats/{recipient.pk}/#composer-text"' in held
         assert "Remove</button>" in held and "Cancel</button>" not in held
+    # Send on goes with the next prompt of the chat it waits for: only on that side, never
+    # on the sender's card (where it opened the other chat's composer).
+    held = card(conversation(owner_client, recipient), message)
+    assert "Send on with my next message</a>" in held
+    assert f'href="/chats/{recipient.pk}/#composer-text"' in held
+    assert "Send on with my next message" not in card(conversation(owner_client, sender), message)
 
     response = owner_client.post(f"/chats/{recipient.pk}/messages/{message.pk}/cancel/", **HTMX)
 

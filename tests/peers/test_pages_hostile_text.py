@@ -91,7 +91,7 @@ def test_it_no_page_lets_a_hostile_text_run(owner, sender, recipient, owner_clie
     ]
     for path in paths:
         for extra in ({}, HTMX):
-            html = owner_client.get(path, **extra).content.decode()
+            html = owner_client.get(path, follow=True, **extra).content.decode()
             assert runnable(html) == [], path
             assert html.count("<script") == len(OUR_SCRIPT.findall(html)), path
     assert (

@@ -50,7 +50,9 @@ def test_the_card_approves_a_waiting_message(owner_client, sender, recipient):
     assert f"/chats/{recipient.pk}/messages/{message.pk}/approve/" in shown
     assert f"/chats/{recipient.pk}/messages/{message.pk}/deny/" in shown
     # One card per message: the sender's conversation shows the same card, with its buttons.
-    assert f"/chats/{sender.pk}/messages/{message.pk}/approve/" in conversation(owner_client, sender)
+    assert f"/chats/{sender.pk}/messages/{message.pk}/approve/" in conversation(
+        owner_client, sender
+    )
 
     url = f"/chats/{recipient.pk}/messages/{message.pk}/approve/"
     response = owner_client.post(url, **HTMX)

@@ -44,9 +44,16 @@ def test_it_refreshes_the_tab_with_the_conversation_not_on_its_own(chat, owner_c
 
 
 def test_it_serves_the_live_part_alone(chat, owner_client):
-    html = owner_client.get(f"/chats/{chat.pk}/peers/live/").content.decode()
+    html = owner_client.get(f"/chats/{chat.pk}/peers/live/", **HTMX).content.decode()
     assert 'role="switch"' in html
     assert "peers-connect" not in html
+
+
+def test_it_the_tab_opened_directly_is_the_chat_page_never_a_bare_fragment(chat, owner_client):
+    for path in ("peers/", "peers/live/"):
+        response = owner_client.get(f"/chats/{chat.pk}/{path}")
+        assert response.status_code == 302, path
+        assert response.url == f"/chats/{chat.pk}/#peers-tab", path
 
 
 def test_it_offers_the_same_chats_the_send_check_accepts(owner, sender, recipient, owner_client):
@@ -65,7 +72,8 @@ def test_it_offers_the_same_chats_the_send_check_accepts(owner, sender, recipien
         response = owner_client.post(
             f"/chats/{sender.pk}/peers/send/", {"to": chat.pk, "text": "hi"}, **HTMX
         )
-        assert "does not take part in agent-to-agent messaging or has not run" in (
+        # In the person's words, not the agent's.
+        assert "Not sent: the other chat has messaging off or has not run lately." in (
             response.content.decode()
         )
     assert not PeerMessage.objects.exists()
@@ -158,7 +166,7 @@ def test_it_sends_as_yourself(owner, sender, recipient, owner_client):
 
     message = PeerMessage.objects.get(text="from me")
     assert (message.sent_by, message.from_chat_id) == ("person", None)
-    assert '<span class="peer-name">You</span>' in tab(owner_client, recipient)
+    assert '<span class="peer-name" dir="auto">You</span>' in tab(owner_client, recipient)
 
 
 def test_it_shows_answers_to_you_in_the_tab(owner, sender, recipient, owner_client):
@@ -207,7 +215,9 @@ def test_it_refuses_a_send_to_a_chat_with_messaging_off(owner, sender, owner_cli
     response = owner_client.post(
         f"/chats/{sender.pk}/peers/send/", {"to": off.pk, "sender": "chat", "text": "hi"}, **HTMX
     )
-    assert "quiet does not take part" in response.content.decode()
+    said = response.content.decode()
+    assert "Not sent: the other chat has messaging off" in said
+    assert "Turn its messaging on" in said and "the person" not in said
 
 
 def test_it_renders_the_whole_page_for_a_refusal_without_htmx(sender, recipient, owner_client):
@@ -251,3 +261,17 @@ def test_it_a_groups_count_is_the_cards_it_shows_not_their_answers(owner, owner_
     cards = conversation(owner_client, asker, f"?peer={answerer.pk}").count('<article class="msg ')
     assert cards == 1 and "1 message<" in group
     assert "2 messages" not in group  # the answer inside the question's card counts not
+
+
+def test_it_a_limit_reads_in_the_persons_words_with_the_limit(
+    owner, sender, recipient, owner_client
+):
+    from peers.actions import do_set_limits
+
+    do_set_limits({"chat_per_hour": 2})
+    path = f"/chats/{sender.pk}/peers/send/"
+    for i in range(5):
+        body = {"to": recipient.pk, "sender": "chat", "text": f"hi {i}"}
+        said = owner_client.post(path, body, **HTMX).content.decode()
+    assert "Not sent: it sent too many messages this hour (the limit is 2)." in said
+    assert "Carry on with your own work" not in said

@@ -82,3 +82,8 @@ def test_it_an_edited_or_deleted_message_leaves_the_index_in_step(owner_api, tex
     assert ids(owner_api.call("GET", "/api/v1/messages?q=invoices").json()) == [texts["cart"].pk]
     PeerMessage.objects.filter(pk=texts["cart"].pk).delete()
     assert owner_api.call("GET", "/api/v1/messages?q=invoices").json()["count"] == 0
+
+
+def test_it_stems_the_words(owner_api, texts):
+    body = owner_api.call("GET", "/api/v1/messages?q=listening+ports").json()
+    assert ids(body) == [texts["port"].pk]  # "listen on? … port": listening ~ listen

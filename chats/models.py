@@ -57,6 +57,9 @@ class Chat(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.IDLE)
     peers = models.BooleanField("Agent-to-agent messaging", default=False)
     last_ran_at = models.DateTimeField(null=True, blank=True)
+    # When its agent's session last called Crosstalk (an MCP call, a hook post, a REST
+    # call with its key): a session seen within the reach window counts as having run.
+    last_seen_at = models.DateTimeField(null=True, blank=True)
     last_asked = models.TextField(blank=True)
     last_answered = models.TextField(blank=True)
     # Why its last failed turn failed, in a sentence a person can act on (shown while `failed`).

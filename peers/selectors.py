@@ -31,13 +31,15 @@ def reach_since(limits=None):
 # switched on by a connect) and ran within the reach window. Its two forms, side by
 # side: `reachable` for lists (every list a page offers), `is_reachable` for the one
 # row a send or read has already locked.
+# "Ran" is a turn (last_ran_at) or its attached session seen calling (last_seen_at).
 def reachable(since, *, switching_on: bool = False) -> Q:
-    ran = Q(last_ran_at__gte=since)
+    ran = Q(last_ran_at__gte=since) | Q(last_seen_at__gte=since)
     return ran if switching_on else ran & Q(peers=True)
 
 
 def is_reachable(chat: Chat, *, since) -> bool:
-    return chat.peers and chat.last_ran_at is not None and chat.last_ran_at >= since
+    times = (chat.last_ran_at, chat.last_seen_at)
+    return chat.peers and any(moment is not None and moment >= since for moment in times)
 
 
 def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:

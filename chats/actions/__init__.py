@@ -15,6 +15,7 @@ from chats.actions.attached import (
     attached_turn,
     do_cancel_runner_requests,
     do_hook_prompt,
+    do_mark_seen,
 )
 from chats.actions.chat import (
     SESSION_ID_RULE,
@@ -77,6 +78,7 @@ __all__ = [
     "do_create_chat",
     "do_delete_chats",
     "do_hook_prompt",
+    "do_mark_seen",
     "do_issue_turn_key",
     "do_link_answer_entry",
     "do_mark_background_done",

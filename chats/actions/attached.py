@@ -1,7 +1,10 @@
 """Attached sessions: a session the person runs in their own terminal opens its turns
 from its hooks; the runner's requests for it are called off."""
 
+from datetime import timedelta
+
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts import keys
@@ -9,6 +12,9 @@ from chats.models import Chat, Entry, Turn
 from kernel import events
 
 Status = Chat.Status
+# How stale a chat's last_seen_at may grow before a call writes it again: one write a
+# minute at most, however often its session calls.
+SEEN_EVERY = timedelta(seconds=60)
 
 
 # The worker of a turn opened by the hooks of a session the person runs themselves.
@@ -57,3 +63,15 @@ def do_cancel_runner_requests(chat: Chat, *, why: str) -> int:
     return chat.turns.filter(
         state=Turn.State.REQUESTED, trigger__in=[Turn.Trigger.WAKE, Turn.Trigger.SEND_ON]
     ).update(state=Turn.State.CANCELLED, ended_at=timezone.now(), error=why)
+
+
+def do_mark_seen(chat: Chat) -> None:
+    """Its session called Crosstalk (MCP, a hook, REST with its key): the chat counts as
+    having run while it is seen within the reach window (peers.selectors.reachable)."""
+    now = timezone.now()
+    if chat.last_seen_at is not None and now - chat.last_seen_at < SEEN_EVERY:
+        return
+    stale = Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SEEN_EVERY)
+    if Chat.objects.filter(stale, pk=chat.pk).update(last_seen_at=now):
+        chat.last_seen_at = now
+        events.publish(chat.user_id, "chat", chat=chat.pk)

@@ -29,6 +29,7 @@ from peers.actions.deliver import (
     hold_for_person,
     send_on_queue,
     take_awaited_answer,
+    take_for_tool_result,
     take_for_turn,
 )
 from peers.actions.give_back import give_back_failed, give_back_stopped
@@ -46,6 +47,7 @@ from peers.actions.record import (
     record,
     record_refusal,
 )
+from peers.actions.prompts import check_prompt_or_queue, for_its_session
 from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
 
 __all__ = [
@@ -56,6 +58,7 @@ __all__ = [
     "check_list_chats",
     "check_mark_seen",
     "check_peers_on",
+    "check_prompt_or_queue",
     "check_read_chat",
     "check_send_as_person",
     "check_send_message",
@@ -70,6 +73,7 @@ __all__ = [
     "do_set_peers",
     "end_wait",
     "fail_delivery",
+    "for_its_session",
     "give_back_failed",
     "give_back_stopped",
     "hold_for_person",
@@ -82,5 +86,6 @@ __all__ = [
     "send",
     "send_on_queue",
     "take_awaited_answer",
+    "take_for_tool_result",
     "take_for_turn",
 ]

@@ -19,6 +19,7 @@ from kernel.idempotency import arun_once
 from kernel.inputs import parse
 from kernel.refusals import Refusal
 from peers import actions
+from peers.mcp.carried import with_waiting
 from peers.models import PeerMessage
 
 logger = logging.getLogger(__name__)
@@ -90,8 +91,7 @@ class Toolbox:
             for tool in tools.values()
         ]
 
-    def start(self, secret: str, name: str, arguments: dict | None) -> Answer | Later:
-        caller = caller_for_secret(secret)
+    def start(self, caller: Caller | None, name: str, arguments: dict | None) -> Answer | Later:
         if caller is None:
             raise Refusal("not_authenticated", "Send Authorization: Bearer with a valid secret.")
         tool = self.find(caller, name)
@@ -130,8 +130,14 @@ class Toolbox:
         return types.CallToolResult.model_validate(body)
 
     async def result(self, secret: str, name: str, arguments: dict) -> types.CallToolResult:
+        caller = await sync_to_async(caller_for_secret)(secret)
+        result = await self.outcome(caller, name, arguments)
+        # Every agent tool's answer ends with what waits for its chat (peers.mcp.carried).
+        return await sync_to_async(with_waiting)(caller, result)
+
+    async def outcome(self, caller, name: str, arguments: dict) -> types.CallToolResult:
         try:
-            outcome = await sync_to_async(self.start)(secret, name, arguments)
+            outcome = await sync_to_async(self.start)(caller, name, arguments)
             answer = outcome if isinstance(outcome, Answer) else await outcome()
         except Refusal as refusal:
             return refused(refusal)

@@ -1,0 +1,32 @@
+"""What waits for a chat, carried by every answer of its agent's tools: a session
+with no hooks gets its messages in its tool results (path tool_result), framed as
+the hooks frame them, a few at a time, with how to read the rest (ReadInbox)."""
+
+import mcp_types as types
+
+from chats.api import Caller
+from peers import actions
+from peers.framing import frame_all
+from peers.serializers import message_json
+
+KEY = "peer_messages"
+
+
+def carried_text(messages: list, left: int) -> str:
+    head = f"{len(messages)} message(s) waited for you; they are delivered with this answer:"
+    tail = f"\n\n{left} more wait: call ReadInbox to read them." if left else ""
+    return f"{head}\n\n{frame_all(messages)}{tail}"
+
+
+def with_waiting(caller: Caller | None, result: types.CallToolResult) -> types.CallToolResult:
+    """`result`, ending with what waited for the caller's chat (when it takes part)."""
+    if caller is None or caller.chat is None or not caller.chat.takes_part:
+        return result
+    messages, left = actions.take_for_tool_result(caller.chat)
+    if not messages:
+        return result
+    content = [*result.content, types.TextContent(type="text", text=carried_text(messages, left))]
+    body = dict(result.structured_content or {})
+    body[KEY] = [message_json(message) for message in messages]
+    body[f"{KEY}_left"] = left
+    return result.model_copy(update={"content": content, "structured_content": body})

@@ -41,13 +41,13 @@ from peers.actions.list_read import (
     check_takes_part,
 )
 from peers.actions.locking import lock_account
+from peers.actions.prompts import check_prompt_or_queue, for_its_session
 from peers.actions.record import (
     input_refusals_recorded,
     publish_message,
     record,
     record_refusal,
 )
-from peers.actions.prompts import check_prompt_or_queue, for_its_session
 from peers.actions.send import Outgoing, check_send_as_person, check_send_message, send
 
 __all__ = [

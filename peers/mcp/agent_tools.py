@@ -11,9 +11,9 @@ from asgiref.sync import sync_to_async
 from chats.api import Caller
 from chats.selectors import access_chat
 from peers import actions, waiting
+from peers.framing import frame_all
 from peers.inputs import MessageChatInput
 from peers.mcp import text
-from peers.framing import frame_all
 from peers.mcp.inputs import NoInput, ReadChatInput, ReadInboxInput
 from peers.mcp.registry import Answer, Later, Tool
 from peers.models import PeerMessage

@@ -97,6 +97,27 @@ class Chat(models.Model):
         return all(getattr(self, field) == value for field, value in TAKING_PART.items())
 
 
+class AgentKey(models.Model):
+    """One attachment's key: a session the person runs with one CLI (in one folder, when
+    agent_config wrote it there) acts as the chat with it. Each attachment has its own,
+    so attaching another CLI never breaks the first; each is revocable. Only the digest
+    is kept, as for the chat's own key."""
+
+    chat = models.ForeignKey(Chat, models.CASCADE, related_name="agent_keys")
+    cli = models.CharField(max_length=20)
+    folder = models.CharField(max_length=500, blank=True)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.chat_id} {self.cli} key {self.pk}"
+
+
 class Turn(models.Model):
     class Trigger(models.TextChoices):
         PROMPT = "prompt", "Your prompt"

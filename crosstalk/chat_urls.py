@@ -43,6 +43,7 @@ chat_routes = [
         name="peers-cancel",
     ),
     path("attach/", agent_views.AttachPanelView.as_view(), name="attach-panel"),
+    path("attach/keys/<int:key_id>/revoke/", agent_views.revoke_key, name="attach-revoke"),
 ]
 
 urlpatterns = [path("chats/<chat_id:chat_id>/", include(chat_routes))]

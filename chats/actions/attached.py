@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts import keys
-from chats.models import Chat, Entry, Turn
+from chats.models import AgentKey, Chat, Entry, Turn
 from kernel import events
 
 Status = Chat.Status
@@ -69,9 +69,42 @@ def do_mark_seen(chat: Chat) -> None:
     """Its session called Crosstalk (MCP, a hook, REST with its key): the chat counts as
     having run while it is seen within the reach window (peers.selectors.reachable)."""
     now = timezone.now()
-    if chat.last_seen_at is not None and now - chat.last_seen_at < SEEN_EVERY:
+    attachment = getattr(chat, "attachment", None)  # the attachment key it called with
+    if attachment is not None and is_stale(attachment.last_seen_at, now):
+        stale = Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SEEN_EVERY)
+        AgentKey.objects.filter(stale, pk=attachment.pk).update(last_seen_at=now)
+        attachment.last_seen_at = now
+    if not is_stale(chat.last_seen_at, now):
         return
     stale = Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SEEN_EVERY)
     if Chat.objects.filter(stale, pk=chat.pk).update(last_seen_at=now):
         chat.last_seen_at = now
         events.publish(chat.user_id, "chat", chat=chat.pk)
+
+
+def is_stale(seen, now) -> bool:
+    return seen is None or now - seen >= SEEN_EVERY
+
+
+def do_issue_attachment_key(chat: Chat, *, cli: str, folder: str = "") -> tuple[AgentKey, str]:
+    """A key of its own for one attachment (shown once): the chat's other keys keep
+    working; an earlier key of this same CLI and folder is revoked (it was replaced)."""
+    secret = keys.new_secret("cak")
+    with transaction.atomic():
+        now = timezone.now()
+        chat.agent_keys.filter(cli=cli, folder=folder, revoked_at__isnull=True).update(
+            revoked_at=now
+        )
+        key = AgentKey.objects.create(chat=chat, cli=cli, folder=folder, digest=keys.digest(secret))
+        events.publish(chat.user_id, "chat", chat=chat.pk)
+    return key, secret
+
+
+def do_revoke_attachment_key(chat: Chat, key_id: int) -> bool:
+    """The person revokes one attachment's key: that session's calls fail from now on."""
+    with transaction.atomic():
+        revoked = chat.agent_keys.filter(pk=key_id, revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+        events.publish(chat.user_id, "chat", chat=chat.pk)
+    return bool(revoked)

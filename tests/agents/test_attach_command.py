@@ -64,7 +64,7 @@ def test_it_prints_codex_and_gemini_lines_that_work_in_a_shell(owner):
     )
 
     out, _ = agent_config(chat.name, "--agent", "gemini", "--url", "http://h:1")
-    assert "gemini mcp add --scope project --transport http --trust crosstalk" in out
+    assert "gemini mcp add --scope user --transport http --trust crosstalk" in out
     assert "--header 'Authorization: Bearer ${CROSSTALK_KEY}'" in out
     assert f"CROSSTALK_KEY={key_in(out)}" in out  # the .crosstalk/env to put in the folder
 

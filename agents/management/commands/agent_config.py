@@ -109,6 +109,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Environment: {config.env_line}")
         for command in config.commands:
             self.stdout.write(f"Or add the server with: {command}")
+        if config.mcp_start:
+            self.stdout.write(f"Then start it with: {config.mcp_start}")
         self.stdout.write(f"Start: {config.one_liner}")
         for note in config.notes:
             self.stdout.write(f"Note: {note}")

@@ -1,0 +1,41 @@
+"""What each config file held before agent_config first wrote to it, kept in the
+folder's `.crosstalk/originals.json` (private, excluded from git), so `--remove` can
+put back the exact bytes. A file that did not exist is kept as null."""
+
+import contextlib
+import json
+from pathlib import Path
+
+from agents.attach.atomic import write_atomically
+
+ORIGINALS = ".crosstalk/originals.json"
+
+
+def path(folder: Path) -> Path:
+    return Path(folder) / ORIGINALS
+
+
+def load(folder: Path) -> dict[str, str | None]:
+    try:
+        data = json.loads(path(folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str | None)}
+
+
+def keep(folder: Path, kept: dict, befores: list[tuple[Path, str | None]]) -> None:
+    """The first `before` of each file stays: a second --write keeps the true original."""
+    new = {str(file): before for file, before in befores if str(file) not in kept}
+    if new:
+        text = json.dumps({**kept, **new}, indent=2, ensure_ascii=False) + "\n"
+        write_atomically(path(folder), text, private=True)
+
+
+def forget(folder: Path) -> None:
+    """After --remove: the originals file goes (and `.crosstalk/` when it was its last)."""
+    file = path(folder)
+    file.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        file.parent.rmdir()

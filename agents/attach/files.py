@@ -300,20 +300,21 @@ def add_unique(items: list, new: list) -> list:
     return [*items, *(item for item in new if item not in items)]
 
 
-def env_file_edit(path: Path, values: dict[str, str]) -> Edit:
-    """A KEY=VALUE file holding the key: Crosstalk's lines replaced or taken out, the
-    person's other lines kept."""
+def env_file_edit(path: Path, values: dict[str, str], also_drop: list[str] = ()) -> Edit:
+    """A KEY=VALUE file holding the key: Crosstalk's lines replaced or taken out (and
+    `also_drop`, lines another layout wrote), the person's other lines kept."""
+    names = [*values, *also_drop]
     return Edit(
         path,
         "env",
-        lambda lines: set_env_lines(lines, values),
-        lambda lines: drop_env_lines(lines, list(values)),
+        lambda lines: set_env_lines(lines, values, names),
+        lambda lines: drop_env_lines(lines, names),
         secret=True,
     )
 
 
-def set_env_lines(lines: list[str], values: dict[str, str]) -> None:
-    drop_env_lines(lines, list(values))
+def set_env_lines(lines: list[str], values: dict[str, str], names: list[str]) -> None:
+    drop_env_lines(lines, names)
     lines.extend(f"{name}={value}" for name, value in values.items())
 
 

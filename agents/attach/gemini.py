@@ -1,15 +1,18 @@
-"""Gemini. Attached: a settings file of Crosstalk's own, `.crosstalk/gemini-settings.json`
-in the folder (private, excluded from git), with the MCP server and the hooks, and
-`.crosstalk/env` with the key, the URL and GEMINI_CLI_SYSTEM_SETTINGS_PATH naming that
-file, which the start line puts in Gemini's environment. The folder's own (often
-committed) `.gemini/settings.json` is never written; entries an earlier version put
-there are taken out only when git does not track it. Settings expand ${CROSSTALK_KEY},
-so the settings file does not hold the key. Hosted: the same variable names a settings
-file in the runner's folder."""
+"""Gemini. Attached: the MCP server and the hooks merged into the folder's
+`.gemini/settings.json` when git does not track it (listed in `.git/info/exclude` as
+long as Crosstalk's entries are in it); when the folder commits that file, a settings
+file of Crosstalk's own instead, `.crosstalk/gemini-settings.json` (private, excluded),
+named by GEMINI_CLI_SYSTEM_SETTINGS_PATH, so a committed file is never written. (Gemini
+skips that file when a folder above it may be written by others, such as /tmp, which
+is why the folder's own file comes first.) `.crosstalk/env` holds the key and URL,
+which the start line puts in Gemini's environment; settings expand ${CROSSTALK_KEY},
+so no settings file holds the key. Hosted: the variable names a settings file in the
+runner's folder."""
 
 import shlex
 from pathlib import Path
 
+from agents.attach import gitignore
 from agents.attach.common import (
     ENV_FILE,
     HOOK_TIMEOUT,
@@ -103,9 +106,16 @@ def edits(target: Target, folder: Path) -> list[Edit]:
             if not data["hooks"]:
                 del data["hooks"]
 
-    own = folder / OWN_SETTINGS
+    project, own = folder / SETTINGS, folder / OWN_SETTINGS
+    if gitignore.is_tracked(project):  # committed: never written; a file of our own
+        return [
+            Edit(own, "json", add_settings, drop_settings, secret=True),
+            env_file_edit(folder / ENV_FILE, {**target.env, SETTINGS_VARIABLE: str(own)}),
+            # An earlier version's entries in it: printed for the person to take out.
+            Edit(project, "jsonc", drop_settings, drop_settings, only_existing=True),
+        ]
     return [
-        Edit(own, "json", add_settings, drop_settings, secret=True),
-        env_file_edit(folder / ENV_FILE, {**target.env, SETTINGS_VARIABLE: str(own)}),
-        Edit(folder / SETTINGS, "jsonc", drop_settings, drop_settings, only_existing=True),
+        Edit(project, "jsonc", add_settings, drop_settings, secret=True),
+        env_file_edit(folder / ENV_FILE, target.env, also_drop=[SETTINGS_VARIABLE]),
+        Edit(own, "json", drop_settings, drop_settings, only_existing=True, secret=True),
     ]

@@ -296,40 +296,56 @@ def test_it_codex_refuses_a_profile_that_is_not_toml(homes, folder):
 # Gemini -----------------------------------------------------------------------------
 
 
-def test_it_gemini_leaves_the_folders_settings_and_uses_its_own_file(homes, folder):
+def test_it_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     settings_path = folder / ".gemini" / "settings.json"
     person = {
         "model": {"name": "gemini-2.5-pro"},
         "mcpServers": {"github": {"httpUrl": "g"}},
         "hooks": {"AfterAgent": [{"matcher": "*", "hooks": [{"type": "command", "command": "x"}]}]},
     }
-    before = dump(settings_path, person).replace("\n  ", "\n    ")  # its own indentation
-    settings_path.write_text(before)
+    before = dump(settings_path, person)
 
     write("gemini", folder)
 
-    assert settings_path.read_text() == before  # never rewritten, not even re-indented
-    own = folder / ".crosstalk" / "gemini-settings.json"
-    data = json.loads(own.read_text())
+    data = json.loads(settings_path.read_text())
+    assert data["model"] == person["model"]
+    assert set(data["mcpServers"]) == {"github", "crosstalk"}
     assert data["mcpServers"]["crosstalk"]["headers"] == {
         "Authorization": "Bearer ${CROSSTALK_KEY}"
     }
-    assert data["mcpServers"]["crosstalk"]["trust"] is True and set(data["hooks"]) >= {"AfterTool"}
-    env = (folder / ".crosstalk" / "env").read_text()
-    assert f"GEMINI_CLI_SYSTEM_SETTINGS_PATH={own}" in env
-    assert stat.S_IMODE(own.stat().st_mode) == 0o600
+    assert [g["hooks"][0]["command"] for g in data["hooks"]["AfterAgent"]][0] == "x"
+    assert len(data["hooks"]["AfterAgent"]) == 2 and KEY not in settings_path.read_text()
 
     remove("gemini", folder)
     assert settings_path.read_text() == before
     assert not (folder / ".crosstalk").exists()
 
 
-def test_it_gemini_takes_an_earlier_versions_entries_out_of_untracked_settings(homes, folder):
+def test_it_gemini_leaves_committed_settings_and_uses_its_own_file(homes, folder):
     settings_path = folder / ".gemini" / "settings.json"
-    server = {"httpUrl": "u", "headers": {"Authorization": "Bearer ${CROSSTALK_KEY}"}}
-    dump(settings_path, {"mcpServers": {"github": {"httpUrl": "g"}, "crosstalk": server}})
+    before = '{\n\t"model": {"name": "x"}\n}'
+    settings_path.parent.mkdir()
+    settings_path.write_text(before)
+    git(folder, "init", "-q")
+    git(folder, "add", ".")
+
     write("gemini", folder)
-    assert json.loads(settings_path.read_text()) == {"mcpServers": {"github": {"httpUrl": "g"}}}
+
+    assert settings_path.read_text() == before  # never rewritten, not even re-indented
+    own = folder / ".crosstalk" / "gemini-settings.json"
+    data = json.loads(own.read_text())
+    assert data["mcpServers"]["crosstalk"]["trust"] is True and "AfterTool" in data["hooks"]
+    env = (folder / ".crosstalk" / "env").read_text()
+    assert f"GEMINI_CLI_SYSTEM_SETTINGS_PATH={own}" in env
+    assert stat.S_IMODE(own.stat().st_mode) == 0o600
+    assert (
+        git(folder, "status", "--porcelain", "--untracked-files=all")
+        == "A  .gemini/settings.json\n"
+    )
+
+    remove("gemini", folder)
+    assert settings_path.read_text() == before
+    assert not (folder / ".crosstalk").exists()
 
 
 def test_it_gemini_refuses_settings_with_comments_and_leaves_them(homes, folder):
@@ -348,11 +364,7 @@ def test_it_the_env_file_keeps_the_persons_other_lines(homes, folder):
     env.parent.mkdir()
     env.write_text("# mine\nOTHER=1\nCROSSTALK_KEY=cak_old\n")
     write("gemini", folder)
-    own = folder / ".crosstalk" / "gemini-settings.json"
-    assert env.read_text() == (
-        f"# mine\nOTHER=1\nCROSSTALK_URL={URL}\nCROSSTALK_KEY={KEY}\n"
-        f"GEMINI_CLI_SYSTEM_SETTINGS_PATH={own}\n"
-    )
+    assert env.read_text() == f"# mine\nOTHER=1\nCROSSTALK_URL={URL}\nCROSSTALK_KEY={KEY}\n"
     remove("gemini", folder)
     assert env.read_text() == "# mine\nOTHER=1\n"
 

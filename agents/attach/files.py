@@ -85,9 +85,11 @@ def apply(edits: list[Edit], folder: Path, *, remove: bool = False) -> list[str]
     for planned in plans:
         commit(planned)
     if remove:
-        originals.forget(folder)
+        originals.forget(folder, kept, [p.edit.path for p in plans])
         secrets = [p.edit.path for p in plans if p.edit.secret]
-        gitignore.unexclude(folder, [*secrets, originals.path(folder)])
+        if not originals.path(folder).exists():
+            secrets.append(originals.path(folder))
+        gitignore.unexclude(folder, secrets)
     return [p.describe() for p in plans if p.before is not None or p.after is not None]
 
 

@@ -33,9 +33,14 @@ def keep(folder: Path, kept: dict, befores: list[tuple[Path, str | None]]) -> No
         write_atomically(path(folder), text, private=True)
 
 
-def forget(folder: Path) -> None:
-    """After --remove: the originals file goes (and `.crosstalk/` when it was its last)."""
+def forget(folder: Path, kept: dict, files: list[Path]) -> None:
+    """After --remove: these files' originals go; the originals file goes with the last
+    (and `.crosstalk/` when it was the last thing in it)."""
+    left = {name: text for name, text in kept.items() if name not in {str(f) for f in files}}
     file = path(folder)
+    if left:
+        write_atomically(file, json.dumps(left, indent=2, ensure_ascii=False) + "\n", private=True)
+        return
     file.unlink(missing_ok=True)
     with contextlib.suppress(OSError):
         file.parent.rmdir()

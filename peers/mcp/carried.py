@@ -7,7 +7,6 @@ import mcp_types as types
 from chats.api import Caller
 from peers import actions
 from peers.framing import frame_all
-from peers.serializers import message_json
 
 KEY = "peer_messages"
 
@@ -25,8 +24,11 @@ def with_waiting(caller: Caller | None, result: types.CallToolResult) -> types.C
     messages, left = actions.take_for_tool_result(caller.chat)
     if not messages:
         return result
-    content = [*result.content, types.TextContent(type="text", text=carried_text(messages, left))]
+    carried = carried_text(messages, left)
+    content = [*result.content, types.TextContent(type="text", text=carried)]
+    # In the JSON too, framed: a CLI may hand the model the structured content alone.
     body = dict(result.structured_content or {})
-    body[KEY] = [message_json(message) for message in messages]
+    body[KEY] = carried
+    body["peer_message_ids"] = [message.pk for message in messages]
     body[f"{KEY}_left"] = left
     return result.model_copy(update={"content": content, "structured_content": body})

@@ -3,7 +3,7 @@
 from datetime import timedelta
 from statistics import median
 
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from chats.models import Chat
@@ -47,7 +47,7 @@ def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:
     `switching_on` (Connect) the ones a connect may switch on."""
     chats = account_chats(chat.user_id).filter(reachable(reach_since(), switching_on=switching_on))
     chats = chats.exclude(pk=chat.pk)
-    return list(chats.order_by("-last_ran_at"))
+    return list(chats.order_by(F("last_ran_at").desc(nulls_last=True), "name"))
 
 
 def reach_of(chat: Chat) -> list[Chat]:

@@ -70,20 +70,20 @@ def do_mark_seen(chat: Chat) -> None:
     having run while it is seen within the reach window (peers.selectors.reachable)."""
     now = timezone.now()
     attachment = getattr(chat, "attachment", None)  # the attachment key it called with
-    if attachment is not None and is_stale(attachment.last_seen_at, now):
-        stale = Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SEEN_EVERY)
-        AgentKey.objects.filter(stale, pk=attachment.pk).update(last_seen_at=now)
+    if attachment is not None and stamp_seen(AgentKey, attachment, now):
         attachment.last_seen_at = now
-    if not is_stale(chat.last_seen_at, now):
-        return
-    stale = Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SEEN_EVERY)
-    if Chat.objects.filter(stale, pk=chat.pk).update(last_seen_at=now):
+    if stamp_seen(Chat, chat, now):
         chat.last_seen_at = now
         events.publish(chat.user_id, "chat", chat=chat.pk)
 
 
-def is_stale(seen, now) -> bool:
-    return seen is None or now - seen >= SEEN_EVERY
+def stamp_seen(model, row, now) -> bool:
+    """`row.last_seen_at = now` when it is stale, in one guarded UPDATE (racing calls
+    write it once); whether it was written."""
+    if row.last_seen_at is not None and now - row.last_seen_at < SEEN_EVERY:
+        return False
+    stale = Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SEEN_EVERY)
+    return bool(model.objects.filter(stale, pk=row.pk).update(last_seen_at=now))
 
 
 def do_issue_attachment_key(chat: Chat, *, cli: str, folder: str = "") -> tuple[AgentKey, str]:

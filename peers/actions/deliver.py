@@ -95,11 +95,14 @@ TOOL_RESULT_MOST = 3
 def take_for_tool_result(chat: Chat, *, most: int = TOOL_RESULT_MOST) -> tuple[list, int]:
     """An agent tool's answer carries what waits for its chat (path tool_result), so a
     session with no hooks gets its messages: the first `most`, and how many more wait.
-    Held messages stay held; a turn answering the chat's origin takes none."""
+    Held messages stay held; a turn answering the chat's origin takes none. Most calls
+    find nothing: one look, no transaction."""
+    query = waiting_for_delivery(chat)
+    if not query.exists():
+        return [], 0
     turn = chat.turns.filter(state=Turn.State.RUNNING).first()
     if not delivery_table.takes_peer_messages(turn):
         return [], 0
-    query = waiting_for_delivery(chat)
     with transaction.atomic():
         messages = lock_messages(query[:most])
         mark_delivered(messages, path=Path.TOOL_RESULT, turn=turn)

@@ -114,3 +114,16 @@ def test_it_answers_404_for_another_accounts_chat(outsider_client, claude):
 def test_it_sends_an_anonymous_visitor_to_log_in(client, claude):
     response = panel(client, claude)
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_it_revokes_only_a_key_of_this_chat(owner_client, claude, owner):
+    other = make_chat(owner, "api-two", agent="codex", peers=True)
+    body = panel(owner_client, other, method="post", agent="codex").content.decode()
+    key = body.split('class="attach-key">')[1].split("<")[0]
+    key_id = other.agent_keys.get().pk
+
+    # The key of another chat of the same account, through this chat's route: as missing.
+    response = owner_client.post(f"/chats/{claude.pk}/attach/keys/{key_id}/revoke/")
+
+    assert response.status_code == 404
+    assert hook(key, "codex", sample("codex", "SessionStart")).status_code == 200

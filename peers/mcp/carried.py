@@ -17,10 +17,8 @@ def carried_text(messages: list, left: int) -> str:
     return f"{head}\n\n{frame_all(messages)}{tail}"
 
 
-def with_waiting(caller: Caller | None, result: types.CallToolResult) -> types.CallToolResult:
-    """`result`, ending with what waited for the caller's chat (when it takes part)."""
-    if caller is None or caller.chat is None or not caller.chat.takes_part:
-        return result
+def with_waiting(caller: Caller, result: types.CallToolResult) -> types.CallToolResult:
+    """`result`, ending with what waited for the caller's chat (one that takes part)."""
     messages, left = actions.take_for_tool_result(caller.chat)
     if not messages:
         return result

@@ -1,24 +1,38 @@
 """The attach panel on the chat page: "Connect your own session".
 
-GET shows each CLI's commands and files with the key left out, one tab per CLI
-(switched in the page, so a key shown stays in every tab); POST ("Show a new
-key") makes a new key, turns the chat's switch on when it was off, and shows
-the config with the key, this once — keys are stored as digests, so the old one
-stops working. Chats of other agent kinds have no panel (404)."""
+GET shows each CLI's commands with the key left out (nothing holding a key can be
+copied before one exists), one tab per CLI; POST ("Show a new key") makes a key for
+the chosen CLI's attachment, turns the chat's switch on when it was off, and shows
+the config with it, this once (keys are stored as digests). Each attachment has its
+own key, listed with its CLI, folder and when it was last seen, and revocable, so
+attaching another CLI never breaks the first. Chats of other agent kinds have no
+panel (404)."""
 
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views import View
+from django.views.decorators.http import require_POST
 
 from agents.attach import CLIS, attach_config
 from agents.attach.actions import can_attach, check_attach, do_attach
+from chats.actions import do_revoke_attachment_key
 from chats.models import Chat
+from chats.selectors import attachment_keys
 from chats.views import chat_or_404
 
 PANEL = "agents/_attach.html"
 PAGE = "agents/attach_page.html"
-KEY_HIDDEN = "KEY-SHOWN-WHEN-YOU-PRESS-SHOW-A-NEW-KEY"
+KEY_HIDDEN = "KEY-SHOWN-WHEN-YOU-PRESS-SHOW-A-NEW-KEY"  # never offered for copying
+
+
+def entry_point() -> str:
+    """bin/crosstalk: manage.py with the repository's own venv, none activated."""
+    return str(Path(settings.BASE_DIR) / "bin" / "crosstalk")
 
 
 def chosen_cli(request: HttpRequest, chat: Chat) -> str:
@@ -53,6 +67,8 @@ def panel(request: HttpRequest, chat: Chat, *, key: str | None, switched_on: boo
         "tabs": tabs,
         "new_key": key,
         "switched_on": switched_on,
+        "keys": attachment_keys(chat),
+        "entry_point": entry_point(),
     }
     # htmx swaps the panel into the chat page; without script it is a page of its own.
     return render(request, PANEL if request.htmx else PAGE, context)
@@ -64,5 +80,15 @@ class AttachPanelView(LoginRequiredMixin, View):
 
     def post(self, request: HttpRequest, chat_id: str) -> HttpResponse:
         chat = check_attach(attachable_or_404(request, chat_id))
-        attached = do_attach(chat)
+        attached = do_attach(chat, cli=chosen_cli(request, chat))
         return panel(request, chat, key=attached.key, switched_on=attached.switched_on)
+
+
+@login_required
+@require_POST
+def revoke_key(request: HttpRequest, chat_id: str, key_id: int) -> HttpResponse:
+    """One attachment's key revoked; another chat's key (or another account's) is 404."""
+    chat = attachable_or_404(request, chat_id)
+    if not do_revoke_attachment_key(chat, key_id) and not chat.agent_keys.filter(pk=key_id):
+        raise Http404("No such key for this chat.")
+    return panel(request, chat, key=None)

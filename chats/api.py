@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ninja.security import HttpBearer
 
 from accounts.actions import user_for_api_token
+from chats.actions import do_mark_seen
 from chats.models import Chat
 from chats.selectors import chat_for_agent_key
 from kernel.api import bearer_secret
@@ -29,7 +30,10 @@ def caller_for_secret(secret: str) -> Caller | None:
         return None
     if secret.startswith("cak_"):
         chat = chat_for_agent_key(secret)
-        return Caller(user=chat.user, chat=chat) if chat and chat.user.is_active else None
+        if chat is None or not chat.user.is_active:
+            return None
+        do_mark_seen(chat)  # its session is alive: it counts as having run
+        return Caller(user=chat.user, chat=chat)
     user = user_for_api_token(secret)
     return Caller(user=user) if user else None
 

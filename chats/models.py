@@ -70,6 +70,9 @@ class Chat(models.Model):
     # sent and received still read in the other chats' history (chats.actions.lifecycle).
     deleted_at = models.DateTimeField(null=True, blank=True)
     last_ran_at = models.DateTimeField(null=True, blank=True)
+    # When its agent's session last called Crosstalk (an MCP call, a hook post, a REST
+    # call with its key): a session seen within the reach window counts as having run.
+    last_seen_at = models.DateTimeField(null=True, blank=True)
     last_asked = models.TextField(blank=True)
     last_answered = models.TextField(blank=True)
     # Why its last failed turn failed, in a sentence a person can act on (shown while `failed`).
@@ -110,6 +113,27 @@ class Chat(models.Model):
     def takes_part(self) -> bool:
         """Its agent may list, read and message (TAKING_PART)."""
         return all(getattr(self, field) == value for field, value in TAKING_PART.items())
+
+
+class AgentKey(models.Model):
+    """One attachment's key: a session the person runs with one CLI (in one folder, when
+    agent_config wrote it there) acts as the chat with it. Each attachment has its own,
+    so attaching another CLI never breaks the first; each is revocable. Only the digest
+    is kept, as for the chat's own key."""
+
+    chat = models.ForeignKey(Chat, models.CASCADE, related_name="agent_keys")
+    cli = models.CharField(max_length=20)
+    folder = models.CharField(max_length=500, blank=True)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.chat_id} {self.cli} key {self.pk}"
 
 
 class Turn(models.Model):

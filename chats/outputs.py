@@ -57,7 +57,8 @@ class TurnOut(Output):
 
 
 class PromptAccepted(ChatOut):
-    turn: TurnOut
+    turn: TurnOut | None  # None: queued for the chat's attached session (queued_message)
+    queued_message: dict | None = None
 
 
 class Page[T](Output):

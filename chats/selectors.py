@@ -5,7 +5,7 @@ from django.db import connection
 
 from accounts.keys import digest
 from accounts.models import User
-from chats.models import Chat, Entry, Turn
+from chats.models import AgentKey, Chat, Entry, Turn
 from kernel.refusals import no_chat
 from kernel.sql import columns, fetch, read
 
@@ -44,12 +44,27 @@ def access_chat(user, chat_id: str, *, for_update: bool = False) -> Chat:
 
 
 def chat_for_agent_key(secret: str) -> Chat | None:
-    """The chat's own key, or the key of one of its hosted turns while that turn runs."""
+    """The chat's own key, an attachment's key not revoked (the chat then carries it as
+    `attachment`), or the key of one of its hosted turns while that turn runs."""
     hashed = digest(secret)
     if (chat := chat_with_key(hashed)) is not None:
         return chat
+    attachment = (
+        AgentKey.objects.select_related("chat__user")
+        .filter(digest=hashed, revoked_at__isnull=True)
+        .first()
+    )
+    if attachment is not None:
+        chat = attachment.chat
+        chat.attachment = attachment
+        return chat
     turn = Turn.objects.filter(key_digest=hashed, state=Turn.State.RUNNING).first()
     return Chat.objects.select_related("user").get(pk=turn.chat_id) if turn else None
+
+
+def attachment_keys(chat: Chat) -> list[AgentKey]:
+    """The chat's attachments' keys, revoked ones too (the panel lists them)."""
+    return list(chat.agent_keys.order_by("-created_at", "-id"))
 
 
 def chat_with_key(hashed: str) -> Chat | None:

@@ -213,14 +213,15 @@ def chat_header(request: HttpRequest, chat_id: str) -> HttpResponse:
     return render(request, "chats/chat.html#header", header_context(chat))
 
 
-def prompt_chat(request: HttpRequest, chat: Chat) -> tuple[bool, PromptForm]:
-    """The composer's POST: whether the prompt went, and the form to show next."""
+def prompt_chat(request: HttpRequest, chat: Chat, check=check_prompt) -> tuple[bool, PromptForm]:
+    """The composer's POST: whether the prompt went, and the form to show next. `check`
+    takes it (peers passes its own: a prompt to an attached session is queued for it)."""
     form = PromptForm(request.POST)
     if not form.is_valid():  # only bad bytes (a NUL): check_prompt judges the rest
         return False, form
     text, send_queued = form.cleaned_data["text"], form.cleaned_data["send_queued"]
     try:
-        check_prompt(chat, text=text, send_queued=send_queued)
+        check(chat, text=text, send_queued=send_queued)
     except Refusal as refusal:
         # Every prompt refusal (empty_message, …) is about the text.
         form.add_error("text", refusal.message)

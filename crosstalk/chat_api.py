@@ -9,7 +9,6 @@ answers exactly like a missing one."""
 
 from ninja import Router, Status
 
-from chats.actions import check_prompt
 from chats.api import PersonToken
 from chats.inputs import ChatStart, ChatUpdate, PromptInput
 from chats.outputs import ChatCreated, ChatOut, Page, PromptAccepted, problems
@@ -22,7 +21,7 @@ from kernel.inputs import Limit, Offset
 from peers import actions
 from peers.outputs import ReachableChat
 from peers.selectors import reach_of
-from peers.serializers import chats_with_how_fast, listing
+from peers.serializers import chats_with_how_fast, listing, message_json
 
 router = Router(auth=PersonToken(), tags=["chats"])
 
@@ -66,10 +65,19 @@ def delete_chat(request, chat_id: str):
     response={202: PromptAccepted, **problems(400, 401, 403, 404, 409, 413, 429)},
 )
 def send_prompt(request, chat_id: str, prompt: PromptInput):
-    """Your prompt: accepted, the turn requested; the runner starts it (or queues it)."""
+    """Your prompt: accepted, the turn requested; the runner starts it (or queues it).
+    To a chat whose session runs in your terminal (a CLI chat with no folder): queued for
+    that session as a message from you (`turn` null, `queued_message` set)."""
     chat = access_chat(request.auth.user, chat_id)
-    turn = check_prompt(chat, text=prompt.text, send_queued=prompt.send_queued)
-    return Status(202, {**chat_json(chat), "turn": turn_json(turn)})
+    turn, queued = actions.check_prompt_or_queue(
+        chat, text=prompt.text, send_queued=prompt.send_queued
+    )
+    if queued is not None:  # an attached session's chat: queued for it, never run here
+        chat.refresh_from_db()
+        return Status(
+            202, {**chat_json(chat), "turn": None, "queued_message": message_json(queued)}
+        )
+    return Status(202, {**chat_json(chat), "turn": turn_json(turn), "queued_message": None})
 
 
 @router.post("/chats/{chat_id}/stop", response={200: ChatOut, **problems(401, 404, 409)})

@@ -68,6 +68,7 @@ chat_routes = [
     path("rename/", lifecycle.rename_chat, name="chat-rename"),
     path("archive/", lifecycle.archive_chat, name="chat-archive"),
     path("delete/", lifecycle.delete_chat, name="chat-delete"),
+    path("attach/keys/<int:key_id>/revoke/", agent_views.revoke_key, name="attach-revoke"),
 ]
 
 urlpatterns = [

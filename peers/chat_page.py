@@ -16,7 +16,12 @@ from chats import views as chat_views
 from chats.models import Chat
 from chats.views import PromptForm, chat_or_404
 from kernel.refusals import Refusal
-from peers.actions import check_connect_chats, check_send_as_person, do_set_peers
+from peers.actions import (
+    check_connect_chats,
+    check_prompt_or_queue,
+    check_send_as_person,
+    do_set_peers,
+)
 from peers.cards import YOU, attach_cards, card_for, conversation_groups, keep_only_peer
 from peers.limits import current_limits
 from peers.refusal_words import for_person
@@ -108,7 +113,7 @@ def chat_page(request: HttpRequest, chat_id: str) -> HttpResponse:
     chat = chat_or_404(request, chat_id)
     if request.method == "GET":
         return render(request, PAGE_TEMPLATE, chat_page_context(request, chat))
-    sent, form = chat_views.prompt_chat(request, chat)
+    sent, form = chat_views.prompt_chat(request, chat, check_prompt_or_queue)
     if request.htmx:
         return chat_views.composer(request, chat, form, sent=sent)
     if sent:

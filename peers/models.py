@@ -91,6 +91,7 @@ class PeerMessage(models.Model):
         WAITING_CALL = "waiting_call", "as the answer a waiting call took"
         TURN_PROMPT = "turn_prompt", "as a turn's prompt"
         INBOX = "inbox", "read from its inbox"
+        TOOL_RESULT = "tool_result", "with a tool's result"
 
     id = models.CharField(primary_key=True, max_length=32, default=new_message_id, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")

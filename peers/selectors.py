@@ -3,7 +3,7 @@
 from datetime import timedelta
 from statistics import median
 
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from chats.models import Chat
@@ -31,13 +31,15 @@ def reach_since(limits=None):
 # switched on by a connect), not archived, and ran within the reach window. Its two forms, side by
 # side: `reachable` for lists (every list a page offers), `is_reachable` for the one
 # row a send or read has already locked.
+# "Ran" is a turn (last_ran_at) or its attached session seen calling (last_seen_at).
 def reachable(since, *, switching_on: bool = False) -> Q:
-    ran = Q(last_ran_at__gte=since, archived=False)
+    ran = (Q(last_ran_at__gte=since) | Q(last_seen_at__gte=since)) & Q(archived=False)
     return ran if switching_on else ran & Q(peers=True)
 
 
 def is_reachable(chat: Chat, *, since) -> bool:
-    ran = chat.last_ran_at is not None and chat.last_ran_at >= since
+    times = (chat.last_ran_at, chat.last_seen_at)
+    ran = any(moment is not None and moment >= since for moment in times)
     return chat.peers and not chat.archived and ran
 
 
@@ -46,7 +48,7 @@ def offered_chats(chat: Chat, *, switching_on: bool = False) -> list[Chat]:
     `switching_on` (Connect) the ones a connect may switch on."""
     chats = account_chats(chat.user_id).filter(reachable(reach_since(), switching_on=switching_on))
     chats = chats.exclude(pk=chat.pk)
-    return list(chats.order_by("-last_ran_at"))
+    return list(chats.order_by(F("last_ran_at").desc(nulls_last=True), "name"))
 
 
 def reach_of(chat: Chat) -> list[Chat]:

@@ -153,9 +153,11 @@ def answer_or_give_up(message: PeerMessage):
     answer = actions.take_awaited_answer(message)
     if answer is not None:
         return answer
-    message.refresh_from_db(fields=["state", "reason"])
+    message.refresh_from_db(fields=["state", "reason", "answer_refused"])
     held = message.reason in PERSON_HOLDS
-    return GAVE_UP if message.state in HOPELESS or held else None
+    # An answer refused (recorded on the message, a hint sent) ends the wait at once.
+    over = message.state in HOPELESS or held or bool(message.answer_refused)
+    return GAVE_UP if over else None
 
 
 def end_wait(message: PeerMessage, answer: PeerMessage | None):

@@ -1,4 +1,4 @@
-"""Attaching a session to a chat: which chats can be attached, and the new key."""
+"""Attaching a session to a chat: which chats can be attached, and each attachment's key."""
 
 from dataclasses import dataclass
 
@@ -6,7 +6,7 @@ from django.db import transaction
 
 from agents.attach import CLIS
 from chats import agent_kinds
-from chats.actions import do_rotate_agent_key
+from chats.actions import do_issue_attachment_key
 from chats.models import Chat
 from kernel.refusals import Refusal
 from peers.actions.chat_state import do_set_peers
@@ -36,10 +36,12 @@ def check_attach(chat: Chat) -> Chat:
     return chat
 
 
-def do_attach(chat: Chat) -> Attached:
-    """A new key for the chat (the old one stops working) and its switch on, so the
+def do_attach(chat: Chat, *, cli: str, folder: str = "") -> Attached:
+    """A key of this attachment's own (the chat's other keys keep working; one made
+    earlier for the same CLI and folder is replaced) and the chat's switch on, so the
     attached session gets its tools and messages."""
     with transaction.atomic():
         switched_on = not chat.peers
         do_set_peers(chat, enabled=True)
-        return Attached(key=do_rotate_agent_key(chat), switched_on=switched_on)
+        _, secret = do_issue_attachment_key(chat, cli=cli, folder=folder)
+        return Attached(key=secret, switched_on=switched_on)

@@ -117,6 +117,7 @@ def build(target: Target) -> AttachConfig:
         files={LOCAL_SETTINGS: as_json(local_settings(target))},
         one_liner="claude",
         commands=[mcp_add(target)],
+        mcp_start=f"claude --allowedTools {','.join(ALLOWED_TOOLS)}",
         notes=[
             f"In the folder you work in, run the `claude mcp add` line (it keeps the server "
             f"and its key in your own ~/.claude.json, outside the folder) and put the "
@@ -185,7 +186,8 @@ def edits(target: Target, folder: Path) -> list[Edit]:
 
     add, drop = partial(add_settings, ours), partial(drop_settings, ours)
     return [
-        Edit(user_config(), "json", add_server, drop_server, keep_empty=True),
+        # It holds the key: 0600, as Claude Code and `claude mcp add` create it.
+        Edit(user_config(), "json", add_server, drop_server, keep_empty=True, holds_key=True),
         Edit(folder / LOCAL_SETTINGS, "json", add, drop, secret=True),
         # Earlier versions put the server, key included, in the project's .mcp.json.
         Edit(

@@ -34,6 +34,10 @@ BYPASS_TRUST = "--dangerously-bypass-hook-trust"
 PROFILE = "crosstalk"
 # Attached Codex may write in the folder it runs in (the default sandbox is read-only).
 SANDBOX = "workspace-write"
+# Without it `codex exec` refuses the server's tools ("requires approval, but approval
+# policy is never"): the start line after `codex mcp add` sets it.
+APPROVE = shlex.quote(f'mcp_servers.{SERVER}.default_tools_approval_mode="approve"')
+APPROVE = f"-c {APPROVE}"
 # Codex 0.171 calls the hosted config's `codex_hooks` deprecated.
 HOOKS_FEATURE = "hooks"
 
@@ -130,6 +134,7 @@ def build(target: Target) -> AttachConfig:
         env=target.env,
         one_liner=start_line(),
         commands=[add],
+        mcp_start=f"CROSSTALK_KEY={shlex.quote(target.key)} codex {APPROVE}",
         notes=[
             f"The profile goes in your CODEX_HOME (~/.codex unless you set it): "
             f"`codex --profile {PROFILE}` loads it on top of your own config and login, "
@@ -137,7 +142,8 @@ def build(target: Target) -> AttachConfig:
             f"{ENV_FILE} holds the key: keep it out of git. Start Codex in the folder "
             f"with the line above; {BYPASS_TRUST} lets the hooks run without a trust prompt.",
             "The `codex mcp add` line adds the server to every Codex session instead "
-            "(hooks not included).",
+            "(hooks not included); start Codex with CROSSTALK_KEY set and the tools "
+            "approved, as the start line after it does (`codex exec` takes the same -c).",
         ],
     )
 

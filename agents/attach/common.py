@@ -16,7 +16,7 @@ HOOK_NAME = "crosstalk-hook"
 HOOKS_PATH = "/api/v1/agent/hooks/"
 # Codex and Gemini: the key and URL, in the folder, for the start line to read.
 ENV_FILE = ".crosstalk/env"
-TOOLS = ("ListChats", "ReadChat", "MessageChat")
+TOOLS = ("ListChats", "ReadChat", "MessageChat", "ReadInbox")
 # How long a CLI waits for a hook before it gives up on it (seconds).
 HOOK_TIMEOUT = 30
 
@@ -31,8 +31,11 @@ class AttachConfig:
     argv_extra: list[str] = field(default_factory=list)
     # The one line a person types to start an attached session.
     one_liner: str = ""
-    # The CLI's own commands that add the same MCP server (`claude mcp add …`).
+    # The CLI's own commands that add the same MCP server (`claude mcp add …`)…
     commands: list[str] = field(default_factory=list)
+    # …and the line that starts a session with only that (no hooks, no files): a full
+    # member all the same (its tool results carry its messages).
+    mcp_start: str = ""
     notes: list[str] = field(default_factory=list)
 
     @property

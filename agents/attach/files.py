@@ -4,8 +4,15 @@ write it back atomically, leaving everything else as it was.
 
 Every file is read and changed in memory first: one that cannot be parsed stops
 the whole run before anything is written. A file that holds the key is private
-(0600) and, inside a git repository, listed in its `info/exclude`."""
+(0600) and, inside a git repository, listed in its `info/exclude`.
 
+Committed files stay as they were: a file whose entries would not change is never
+rewritten (not even reformatted), and a file git tracks is never written at all —
+what to add by hand is printed instead. Each file's bytes before the first write are
+kept in the folder's `.crosstalk/originals.json` (private, excluded from git), so
+`--remove` puts back exactly those bytes when nothing else changed in it since."""
+
+import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +22,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from agents.attach import gitignore
+from agents.attach import gitignore, originals
 from agents.attach.atomic import write_atomically
 
 
@@ -32,6 +39,7 @@ class Edit:
     secret: bool = False  # holds the key: 0600, and kept out of git
     keep_empty: bool = False  # never deleted, even with nothing left (a CLI's own file)
     only_existing: bool = False  # changed when it exists, never created
+    holds_key: bool = False  # a CLI's own file holding the key: created 0600, mode kept
 
 
 @dataclass(slots=True)
@@ -39,8 +47,12 @@ class Planned:
     edit: Edit
     before: str | None
     after: str | None  # None: delete the file
+    # Tracked by git: left as it is; what the person may change by hand instead.
+    by_hand: str | None = None
 
     def describe(self) -> str:
+        if self.by_hand is not None:
+            return self.by_hand
         if self.after is None:
             return f"Removed {self.edit.path}"
         if self.after == self.before:
@@ -51,7 +63,7 @@ class Planned:
 def check(edits: list[Edit], folder: Path) -> list[Planned]:
     """Every file read, parsed and changed in memory, nothing written: a ConfigFileError
     now, before anything (a new key, say) is made for a write that cannot happen."""
-    plans = [plan(edit, remove=False) for edit in edits]
+    plans = [leave_tracked(plan(edit, remove=False)) for edit in edits]
     secrets = [p.edit.path for p in plans if p.edit.secret and p.after is not None]
     try:
         gitignore.refuse_tracked(folder, secrets)
@@ -62,15 +74,27 @@ def check(edits: list[Edit], folder: Path) -> list[Planned]:
 
 def apply(edits: list[Edit], folder: Path, *, remove: bool = False) -> list[str]:
     """Write (or, `remove`, take out) every edit's entries; what was done, one line each."""
-    plans = [plan(edit, remove=True) for edit in edits] if remove else check(edits, folder)
-    if not remove:
+    kept = originals.load(folder)
+    if remove:
+        plans = [leave_tracked(restored(plan(edit, remove=True), kept)) for edit in edits]
+    else:
+        plans = check(edits, folder)
         secrets = [p.edit.path for p in plans if p.edit.secret and p.after is not None]
-        gitignore.exclude(folder, secrets)
+        gitignore.exclude(folder, [*secrets, originals.path(folder)])
+        originals.keep(folder, kept, [(p.edit.path, p.before) for p in plans if changes(p)])
     for planned in plans:
         commit(planned)
     if remove:
-        gitignore.unexclude(folder, [p.edit.path for p in plans if p.edit.secret])
+        originals.forget(folder, kept, [p.edit.path for p in plans])
+        secrets = [p.edit.path for p in plans if p.edit.secret]
+        if not originals.path(folder).exists():
+            secrets.append(originals.path(folder))
+        gitignore.unexclude(folder, secrets)
     return [p.describe() for p in plans if p.before is not None or p.after is not None]
+
+
+def changes(planned: Planned) -> bool:
+    return planned.by_hand is None and planned.after != planned.before
 
 
 def plan(edit: Edit, *, remove: bool) -> Planned:
@@ -81,18 +105,59 @@ def plan(edit: Edit, *, remove: bool) -> Planned:
     (edit.drop if remove else edit.add)(document)
     if remove and not edit.keep_empty and is_empty(edit.kind, document):
         return Planned(edit, before, None)
-    return Planned(edit, before, dump(edit.kind, document, before))
+    after = dump(edit.kind, document, before)
+    if before is not None and after == dump(edit.kind, parse(edit, before), before):
+        after = before  # nothing of Crosstalk's to change: the bytes stay, format and all
+    return Planned(edit, before, after)
+
+
+def restored(planned: Planned, kept: dict) -> Planned:
+    """--remove: a file whose entries are back to what it held before the first write
+    gets that file's exact bytes again (or goes, if it did not exist)."""
+    key = str(planned.edit.path)
+    if key not in kept or planned.before is None:
+        return planned
+    original, edit = kept[key], planned.edit
+    now = parse(edit, planned.after or "")
+    if normal(edit, now) == normal(edit, parse(edit, original or "")):
+        return Planned(edit, planned.before, original)
+    return planned
+
+
+def normal(edit: Edit, document) -> str:
+    return dump(edit.kind, document, None)
+
+
+def leave_tracked(planned: Planned) -> Planned:
+    """A file git tracks is never written: the change is printed for the person."""
+    if not changes(planned) or not gitignore.is_tracked(planned.edit.path):
+        return planned
+    before, after = planned.before or "", planned.after or ""
+    diff = "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), "now", "with"
+        )
+    )
+    note = (
+        f"Left {planned.edit.path} as it is: git tracks it, and Crosstalk never rewrites a "
+        f"committed file. To have this CLI read Crosstalk's entries from it, change it "
+        f"yourself:\n{diff}"
+    )
+    return Planned(planned.edit, planned.before, planned.before, by_hand=note)
 
 
 def commit(planned: Planned) -> None:
     path, after = planned.edit.path, planned.after
+    if planned.by_hand is not None:
+        return
     if after is None:
         if planned.before is not None:
             path.unlink()
             prune_folders(path.parent)
         return
     if after != planned.before or planned.edit.secret:
-        write_atomically(path, after, private=planned.edit.secret)
+        created_with_key = planned.edit.holds_key and planned.before is None
+        write_atomically(path, after, private=planned.edit.secret or created_with_key)
 
 
 def read(path: Path) -> str | None:
@@ -237,20 +302,21 @@ def add_unique(items: list, new: list) -> list:
     return [*items, *(item for item in new if item not in items)]
 
 
-def env_file_edit(path: Path, values: dict[str, str]) -> Edit:
-    """A KEY=VALUE file holding the key: Crosstalk's lines replaced or taken out, the
-    person's other lines kept."""
+def env_file_edit(path: Path, values: dict[str, str], also_drop: list[str] = ()) -> Edit:
+    """A KEY=VALUE file holding the key: Crosstalk's lines replaced or taken out (and
+    `also_drop`, lines another layout wrote), the person's other lines kept."""
+    names = [*values, *also_drop]
     return Edit(
         path,
         "env",
-        lambda lines: set_env_lines(lines, values),
-        lambda lines: drop_env_lines(lines, list(values)),
+        lambda lines: set_env_lines(lines, values, names),
+        lambda lines: drop_env_lines(lines, names),
         secret=True,
     )
 
 
-def set_env_lines(lines: list[str], values: dict[str, str]) -> None:
-    drop_env_lines(lines, list(values))
+def set_env_lines(lines: list[str], values: dict[str, str], names: list[str]) -> None:
+    drop_env_lines(lines, names)
     lines.extend(f"{name}={value}" for name, value in values.items())
 
 

@@ -111,3 +111,11 @@ def read_lines(path: Path) -> list[str]:
 
 def write_lines(path: Path, lines: list[str]) -> None:
     write_atomically(path, "".join(f"{line}\n" for line in lines), private=False)
+
+
+def is_tracked(path: Path) -> bool:
+    """Whether git tracks this file (outside a repository, or missing: no)."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        return False
+    return git(path.parent, "ls-files", "--error-unmatch", "--", path.name) is not None

@@ -16,6 +16,9 @@ from chats.actions.attached import (
     attached_turn,
     do_cancel_runner_requests,
     do_hook_prompt,
+    do_issue_attachment_key,
+    do_mark_seen,
+    do_revoke_attachment_key,
 )
 from chats.actions.chat import (
     SESSION_ID_RULE,
@@ -80,6 +83,9 @@ __all__ = [
     "do_delete_chat",
     "do_delete_chats",
     "do_hook_prompt",
+    "do_issue_attachment_key",
+    "do_mark_seen",
+    "do_revoke_attachment_key",
     "do_issue_turn_key",
     "do_link_answer_entry",
     "do_mark_background_done",

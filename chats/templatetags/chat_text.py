@@ -57,3 +57,9 @@ def get_item(mapping: dict, key):
 def can_attach(chat) -> bool:
     """Whether the chat's agent kind takes a session the person runs (its panel shows)."""
     return agent_kinds.takes_attached_session(chat.agent)
+
+
+@register.filter
+def for_its_session(chat) -> bool:
+    """A prompt to it is queued for the session the person runs (peers.actions.prompts)."""
+    return not agent_kinds.can_be_woken(chat.agent, chat.folder)

@@ -38,6 +38,7 @@ from peers.actions.deliver import (
     hold_for_person,
     send_on_queue,
     take_awaited_answer,
+    take_for_tool_result,
     take_for_turn,
 )
 from peers.actions.give_back import give_back_failed, give_back_stopped
@@ -51,6 +52,7 @@ from peers.actions.list_read import (
 )
 from peers.actions.locking import lock_account
 from peers.actions.notices import has_notices, notices_for_turn, take_notices, tell_sender
+from peers.actions.prompts import check_prompt_or_queue, for_its_session
 from peers.actions.record import (
     input_refusals_recorded,
     publish_message,
@@ -69,6 +71,7 @@ __all__ = [
     "check_list_chats",
     "check_mark_seen",
     "check_peers_on",
+    "check_prompt_or_queue",
     "check_read_chat",
     "check_send_as_person",
     "check_send_message",
@@ -87,6 +90,7 @@ __all__ = [
     "do_set_peers",
     "end_wait",
     "fail_delivery",
+    "for_its_session",
     "give_back_failed",
     "give_back_stopped",
     "has_notices",
@@ -101,6 +105,7 @@ __all__ = [
     "send",
     "send_on_queue",
     "take_awaited_answer",
+    "take_for_tool_result",
     "take_for_turn",
     "take_notices",
     "tell_sender",

@@ -89,6 +89,31 @@ def take_pending(chat: Chat, *, path: str) -> list[PeerMessage]:
     return take(query, path=path, turn=turn)
 
 
+# How many waiting messages one agent tool's answer carries (the rest: ReadInbox).
+TOOL_RESULT_MOST = 3
+
+
+def take_for_tool_result(chat: Chat, *, most: int = TOOL_RESULT_MOST) -> tuple[list, int]:
+    """An agent tool's answer carries what waits for its chat (path tool_result), so a
+    session with no hooks gets its messages: the first `most`, and how many more wait.
+    Held messages stay held; a turn answering the chat's origin takes none. Most calls
+    find nothing: one look, no transaction."""
+    query = waiting_for_delivery(chat)
+    if not query.exists():
+        return [], 0
+    turn = chat.turns.filter(state=Turn.State.RUNNING).first()
+    if not delivery_table.takes_peer_messages(turn):
+        return [], 0
+    with transaction.atomic():
+        messages = lock_messages(query[:most])
+        mark_delivered(messages, path=Path.TOOL_RESULT, turn=turn)
+        left = query.count()
+        if messages and turn is None and not left:
+            # Its session took them: a wake or send-on for them would run on nothing.
+            chat_actions.do_cancel_runner_requests(chat, why="Taken by its session's tool call.")
+    return messages, left
+
+
 def check_mark_seen(chat: Chat, *, ids: list[str]) -> list[PeerMessage]:
     """The poll inbox: marking seen is what delivers (reading never does)."""
     if delivery_table.answering_origin(chat):

@@ -1,7 +1,8 @@
-"""The agent's tools (a chat's agent key): ListChats, ReadChat, MessageChat.
+"""The agent's tools (a chat's agent key): ListChats, ReadChat, MessageChat, ReadInbox.
 
-Each is GET /api/v1/agent/chats, GET /api/v1/agent/chats/{id} and POST
-/api/v1/agent/messages: the same checks, the same bodies."""
+Each is GET /api/v1/agent/chats, GET /api/v1/agent/chats/{id}, POST
+/api/v1/agent/messages, and GET /api/v1/agent/inbox then POST /api/v1/agent/inbox/seen:
+the same checks, the same bodies."""
 
 from functools import partial
 
@@ -10,15 +11,17 @@ from asgiref.sync import sync_to_async
 from chats.api import Caller
 from chats.selectors import access_chat
 from peers import actions, waiting
+from peers.framing import frame_all
 from peers.inputs import MessageChatInput
 from peers.mcp import text
-from peers.mcp.inputs import NoInput, ReadChatInput
+from peers.mcp.inputs import NoInput, ReadChatInput, ReadInboxInput
 from peers.mcp.registry import Answer, Later, Tool
 from peers.models import PeerMessage
 from peers.serializers import (
     chats_with_how_fast,
     entry_json,
     listing,
+    message_json,
     sent_json,
     watch_json,
     with_watch,
@@ -66,6 +69,21 @@ def sent_answer(message: PeerMessage, answer: PeerMessage | None, *, waited: boo
     return Answer(text.sent(body, names, waited=waited), body)
 
 
+def read_inbox(caller: Caller, spec: ReadInboxInput) -> Later:
+    return partial(read_and_mark_seen, caller.chat, spec.wait_seconds)
+
+
+async def read_and_mark_seen(chat, wait: float) -> Answer:
+    """The inbox's long-poll, then what it read marked seen (that delivers it, path inbox)."""
+    waiting_now = await waiting.poll_inbox(chat, wait=wait)
+    ids = [message.pk for message in waiting_now]
+    marked = await sync_to_async(actions.check_mark_seen)(chat, ids=ids) if ids else []
+    body = listing([message_json(message) for message in marked])
+    if not marked:
+        return Answer("No message waits for you.", body)
+    return Answer(f"{len(marked)} message(s) for you:\n\n{frame_all(marked)}", body)
+
+
 TOOLS = [
     Tool(
         "ListChats",
@@ -97,5 +115,14 @@ TOOLS = [
         message_chat,
         creates=True,
         replay=lambda message: sent_answer(with_watch(message), message.answer, waited=False),
+    ),
+    Tool(
+        "ReadInbox",
+        "Read the messages other chats sent you that have not reached you yet, oldest "
+        "first; reading them delivers them. `waitSeconds`: how long to wait for the first "
+        "one when none waits (default 0, at most 60). Every tool's answer also ends with "
+        "what waits for you: call this when you have nothing else to do and expect an answer.",
+        ReadInboxInput,
+        read_inbox,
     ),
 ]

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from chats.inputs import ChatUpdate
 from kernel.inputs import Input, Limit, Offset
-from peers.inputs import MessageSearch, SaidSearch
+from peers.inputs import CamelInput, MessageSearch, SaidSearch, WaitSeconds
 
 
 class NoInput(Input):
@@ -16,6 +16,12 @@ class NoInput(Input):
 class ReadChatInput(Input):
     chat: str
     limit: int = 20  # clamped to 1..100
+
+
+class ReadInboxInput(CamelInput):
+    """ReadInbox: GET /api/v1/agent/inbox's `wait`, then marking seen what it read."""
+
+    wait_seconds: WaitSeconds = Field(default=0, alias="waitSeconds")
 
 
 class PageInput(Input):

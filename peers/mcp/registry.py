@@ -19,6 +19,7 @@ from kernel.idempotency import arun_once
 from kernel.inputs import parse
 from kernel.refusals import Refusal
 from peers import actions
+from peers.mcp.carried import with_waiting
 from peers.models import PeerMessage
 
 logger = logging.getLogger(__name__)
@@ -90,15 +91,22 @@ class Toolbox:
             for tool in tools.values()
         ]
 
-    def start(self, secret: str, name: str, arguments: dict | None) -> Answer | Later:
+    def start(self, secret: str, name: str, arguments: dict | None):
+        """(who called, what the tool answers now or later, or its refusal): the caller
+        comes back with a refusal too, whose answer still carries its messages."""
         caller = caller_for_secret(secret)
         if caller is None:
-            raise Refusal("not_authenticated", "Send Authorization: Bearer with a valid secret.")
-        tool = self.find(caller, name)
-        # Bad input is an activity row, as on every REST route (crosstalk.middleware).
-        with actions.input_refusals_recorded(caller.user, caller.chat):
-            spec = parse(tool.model, arguments or {})
-        return tool.run(caller, spec)
+            return None, Refusal(
+                "not_authenticated", "Send Authorization: Bearer with a valid secret."
+            )
+        try:
+            tool = self.find(caller, name)
+            # Bad input is an activity row, as on every REST route (crosstalk.middleware).
+            with actions.input_refusals_recorded(caller.user, caller.chat):
+                spec = parse(tool.model, arguments or {})
+            return caller, tool.run(caller, spec)
+        except Refusal as refusal:
+            return caller, refusal
 
     def find(self, caller: Caller, name: str) -> Tool:
         if caller.chat is not None and name in self.agent:
@@ -130,16 +138,30 @@ class Toolbox:
         return types.CallToolResult.model_validate(body)
 
     async def result(self, secret: str, name: str, arguments: dict) -> types.CallToolResult:
+        caller, result = await self.outcome(secret, name, arguments)
+        if not carries_messages(caller):
+            return result
+        # Every agent tool's answer ends with what waits for its chat (peers.mcp.carried).
+        return await sync_to_async(with_waiting)(caller, result)
+
+    async def outcome(self, secret: str, name: str, arguments: dict):
+        caller = None
         try:
-            outcome = await sync_to_async(self.start)(secret, name, arguments)
+            caller, outcome = await sync_to_async(self.start)(secret, name, arguments)
+            if isinstance(outcome, Refusal):
+                raise outcome
             answer = outcome if isinstance(outcome, Answer) else await outcome()
         except Refusal as refusal:
-            return refused(refusal)
+            return caller, refused(refusal)
         except Exception:
             # As REST's server_error: the model reads a sentence, the log keeps the trace.
             logger.exception("The MCP tool %s failed.", name)
-            return refused(Refusal("server_error", "Something went wrong here; try again."))
-        return as_result(answer)
+            return caller, refused(Refusal("server_error", "Something went wrong here; try again."))
+        return caller, as_result(answer)
+
+
+def carries_messages(caller: Caller | None) -> bool:
+    return caller is not None and caller.chat is not None and caller.chat.takes_part
 
 
 def as_result(answer: Answer) -> types.CallToolResult:

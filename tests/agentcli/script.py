@@ -63,8 +63,19 @@ def _parse_one(segment: str) -> Directive | None:
     try:
         args = json.loads(raw_args) if raw_args.strip() else {}
     except json.JSONDecodeError:
-        return None
+        args = _escaped_json(raw_args)
+        if args is None:
+            return None
     return Directive("call", tool, args if isinstance(args, dict) else {})
+
+
+def _escaped_json(raw: str):
+    """Args quoted inside a JSON string (a tool result a CLI passes on as JSON, such as
+    Claude Code's structured content): `{\\"to\\": …}`, read as a model would."""
+    try:
+        return json.loads(json.loads(f'"{raw.strip()}"'))
+    except json.JSONDecodeError:
+        return None
 
 
 def next_step(events: list[Event]) -> Step:

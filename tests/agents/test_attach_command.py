@@ -31,7 +31,7 @@ def key_in(out: str) -> str:
     return next(line for line in out.splitlines() if line.startswith("Key: "))[5:]
 
 
-def test_it_prints_the_files_and_the_clis_own_command_and_rotates_the_key(owner):
+def test_it_prints_the_files_and_the_clis_own_command_with_a_key_of_its_own(owner):
     claude = cli_chat(owner, "claude-code", "api-claude")
     out, err = agent_config("API-claude", "--agent", "claude-code", "--url", "http://h:1")
 
@@ -42,9 +42,16 @@ def test_it_prints_the_files_and_the_clis_own_command_and_rotates_the_key(owner)
         f"http://h:1/mcp --header 'Authorization: Bearer {new_key}'"
     ) in out
     assert "Start: claude" in out and ".mcp.json" not in out
-    assert "old key no longer works" in err and "stops working" in err
-    assert hook(claude, "claude-code", sample("claude-code", "SessionStart")).status_code == 401
+    assert "other sessions' keys keep working" in err
+    assert hook(claude, "claude-code", sample("claude-code", "SessionStart")).status_code == 200
     assert hook(new_key, "claude-code", sample("claude-code", "SessionStart")).status_code == 200
+    # The same CLI and folder again: that attachment's key is replaced, the chat's stays.
+    again = key_in(agent_config("api-claude", "--agent", "claude-code", "--url", "http://h:1")[0])
+    assert hook(new_key, "claude-code", sample("claude-code", "SessionStart")).status_code == 401
+    assert hook(again, "claude-code", sample("claude-code", "SessionStart")).status_code == 200
+    # Another CLI's attachment leaves this one working (issue 35).
+    agent_config("api-claude", "--agent", "codex", "--url", "http://h:1")
+    assert hook(again, "claude-code", sample("claude-code", "SessionStart")).status_code == 200
 
 
 def test_it_prints_codex_and_gemini_lines_that_work_in_a_shell(owner):
@@ -57,7 +64,7 @@ def test_it_prints_codex_and_gemini_lines_that_work_in_a_shell(owner):
     )
 
     out, _ = agent_config(chat.name, "--agent", "gemini", "--url", "http://h:1")
-    assert "gemini mcp add --scope project --transport http --trust crosstalk" in out
+    assert "gemini mcp add --scope user --transport http --trust crosstalk" in out
     assert "--header 'Authorization: Bearer ${CROSSTALK_KEY}'" in out
     assert f"CROSSTALK_KEY={key_in(out)}" in out  # the .crosstalk/env to put in the folder
 

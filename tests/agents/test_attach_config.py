@@ -73,6 +73,7 @@ def test_it_names_hosted_claude_files_for_the_runner_folder_and_loads_them_by_fl
         "mcp__crosstalk__ListChats",
         "mcp__crosstalk__ReadChat",
         "mcp__crosstalk__MessageChat",
+        "mcp__crosstalk__ReadInbox",
     ]
     assert cfg.env["CROSSTALK_KEY"] == chat.agent_key
 
@@ -114,7 +115,7 @@ def test_it_puts_hosted_codex_files_at_codex_home(chat):
 
 def test_it_gives_gemini_trusted_mcp_server_and_every_hook(chat, tmp_path):
     cfg = config(chat, "gemini")
-    settings = json.loads(cfg.files[".gemini/settings.json"])
+    settings = json.loads(cfg.files[".crosstalk/gemini-settings.json"])
     assert settings["mcpServers"]["crosstalk"] == {
         "httpUrl": f"{BASE}/mcp",
         "headers": {"Authorization": "Bearer ${CROSSTALK_KEY}"},

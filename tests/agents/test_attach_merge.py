@@ -121,9 +121,18 @@ def test_it_claude_remove_deletes_only_the_files_it_created(homes, folder):
     done = remove("claude-code", folder)
 
     assert not local.exists() and not (folder / ".claude").exists()
-    assert user.is_file()  # Claude Code's own file stays, without the project's server
-    assert json.loads(user.read_text()) == {}
+    assert not user.exists()  # it did not exist before: restored as it was (issue 35)
     assert f"Removed {local}" in done
+
+
+def test_it_creates_claude_json_private_and_keeps_what_claude_added(homes, folder):
+    write("claude-code", folder)
+    user, _ = claude_files(homes, folder)
+    assert stat.S_IMODE(user.stat().st_mode) == 0o600  # as Claude Code creates it
+    data = json.loads(user.read_text())
+    user.write_text(json.dumps({**data, "numStartups": 3}, indent=2))  # Claude ran meanwhile
+    remove("claude-code", folder)
+    assert json.loads(user.read_text()) == {"numStartups": 3}
 
 
 def test_it_claude_takes_an_earlier_versions_server_out_of_mcp_json(homes, folder):
@@ -292,7 +301,6 @@ def test_it_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     settings_path = folder / ".gemini" / "settings.json"
     person = {
         "model": {"name": "gemini-2.5-pro"},
-        "context": {"fileName": "AGENTS.md"},
         "mcpServers": {"github": {"httpUrl": "g"}},
         "hooks": {"AfterAgent": [{"matcher": "*", "hooks": [{"type": "command", "command": "x"}]}]},
     }
@@ -301,13 +309,40 @@ def test_it_gemini_keeps_the_persons_servers_settings_and_hooks(homes, folder):
     write("gemini", folder)
 
     data = json.loads(settings_path.read_text())
-    assert data["model"] == person["model"] and data["context"] == person["context"]
+    assert data["model"] == person["model"]
     assert set(data["mcpServers"]) == {"github", "crosstalk"}
     assert data["mcpServers"]["crosstalk"]["headers"] == {
         "Authorization": "Bearer ${CROSSTALK_KEY}"
     }
     assert [g["hooks"][0]["command"] for g in data["hooks"]["AfterAgent"]][0] == "x"
     assert len(data["hooks"]["AfterAgent"]) == 2 and KEY not in settings_path.read_text()
+
+    remove("gemini", folder)
+    assert settings_path.read_text() == before
+    assert not (folder / ".crosstalk").exists()
+
+
+def test_it_gemini_leaves_committed_settings_and_uses_its_own_file(homes, folder):
+    settings_path = folder / ".gemini" / "settings.json"
+    before = '{\n\t"model": {"name": "x"}\n}'
+    settings_path.parent.mkdir()
+    settings_path.write_text(before)
+    git(folder, "init", "-q")
+    git(folder, "add", ".")
+
+    write("gemini", folder)
+
+    assert settings_path.read_text() == before  # never rewritten, not even re-indented
+    own = folder / ".crosstalk" / "gemini-settings.json"
+    data = json.loads(own.read_text())
+    assert data["mcpServers"]["crosstalk"]["trust"] is True and "AfterTool" in data["hooks"]
+    env = (folder / ".crosstalk" / "env").read_text()
+    assert f"GEMINI_CLI_SYSTEM_SETTINGS_PATH={own}" in env
+    assert stat.S_IMODE(own.stat().st_mode) == 0o600
+    assert (
+        git(folder, "status", "--porcelain", "--untracked-files=all")
+        == "A  .gemini/settings.json\n"
+    )
 
     remove("gemini", folder)
     assert settings_path.read_text() == before
@@ -333,3 +368,66 @@ def test_it_the_env_file_keeps_the_persons_other_lines(homes, folder):
     assert env.read_text() == f"# mine\nOTHER=1\nCROSSTALK_URL={URL}\nCROSSTALK_KEY={KEY}\n"
     remove("gemini", folder)
     assert env.read_text() == "# mine\nOTHER=1\n"
+
+
+# Committed files (issue 35) ---------------------------------------------------------
+
+COMMITTED = {
+    ".mcp.json": '{"mcpServers": {"github": {"url": "g"}}}',  # one line: reformatting shows
+    ".claude/settings.json": '{\n    "model": "opus"\n}\n',
+    ".codex/config.toml": 'model = "o3"\n\n[mcp_servers.docs]\nurl = "d"\n',
+    ".gemini/settings.json": '{\n\t"model": {"name": "x"}\n}',
+}
+
+
+def committed_repo(folder) -> dict:
+    git(folder, "init", "-q")
+    for relative, text in COMMITTED.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_bytes(text.encode())
+    git(folder, "add", ".")
+    git(folder, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "config")
+    return {relative: (folder / relative).read_bytes() for relative in COMMITTED}
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_it_write_and_remove_leave_committed_files_byte_identical(homes, folder, agent):
+    before = committed_repo(folder)
+
+    write(agent, folder)
+    assert git(folder, "status", "--porcelain") == ""  # nothing tracked changed, nothing to add
+    remove(agent, folder)
+
+    assert git(folder, "status", "--porcelain", "--untracked-files=all") == ""
+    assert {relative: (folder / relative).read_bytes() for relative in COMMITTED} == before
+    assert not (folder / ".crosstalk").exists()
+
+
+def test_it_prints_what_to_change_in_a_tracked_file_instead_of_writing_it(homes, folder):
+    """A committed .gemini/settings.json that holds an earlier version's entries: left
+    as it is, and the change is printed for the person."""
+    server = {"httpUrl": "u", "headers": {"Authorization": "Bearer ${CROSSTALK_KEY}"}}
+    settings_path = folder / ".gemini" / "settings.json"
+    dump(settings_path, {"mcpServers": {"crosstalk": server}, "model": {"name": "x"}})
+    git(folder, "init", "-q")
+    git(folder, "add", ".")
+    text = settings_path.read_bytes()
+
+    done = "\n".join(write("gemini", folder))
+
+    assert settings_path.read_bytes() == text
+    assert "git tracks it" in done and '-    "crosstalk": {' in done
+
+
+def test_it_remove_restores_an_untracked_file_byte_for_byte(homes, folder):
+    local = folder / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    original = '{"permissions":{"allow":["Bash(ls)"]},  "model":"opus"}'
+    local.write_text(original)
+
+    write("claude-code", folder)
+    assert local.read_text() != original and KEY in local.read_text()
+    remove("claude-code", folder)
+
+    assert local.read_text() == original
+    assert not (folder / ".crosstalk").exists()

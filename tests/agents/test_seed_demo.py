@@ -15,6 +15,7 @@ EXPECTED = {
     ("checkout", "shop-web", "feat/cart", True),
     ("payments-api", "payments", "main", True),
     ("docs", "handbook", "main", False),
+    ("api-claude", "shop-api", "main", True),  # a session you run attaches to it
 }
 
 
@@ -38,13 +39,15 @@ def demo_chats() -> set[tuple]:
 
 
 @pytest.mark.django_db
-def test_it_creates_the_demo_account_with_three_chats():
+def test_it_creates_the_demo_account_with_three_demo_chats_and_one_to_attach():
     output = seed()
 
-    assert "demo / demo" in output
+    assert "demo / demo" in output and "agent_config api-claude --agent claude-code" in output
     assert authenticate(username="demo", password="demo") is not None
     assert demo_chats() == EXPECTED
-    for chat in Chat.objects.filter(user__username="demo"):
+    attachable = Chat.objects.get(user__username="demo", name="api-claude")
+    assert (attachable.agent, attachable.folder, attachable.status) == ("claude-code", "", "idle")
+    for chat in Chat.objects.filter(user__username="demo").exclude(pk=attachable.pk):
         assert chat.agent == "demo" and chat.status == "idle"
         assert chat.last_ran_at is not None and chat.last_asked and chat.last_answered
         kinds = list(chat.entries.values_list("kind", "text"))
@@ -66,7 +69,8 @@ def test_it_keeps_what_the_person_made_when_run_again():
     assert "added chat docs" in output and "added chat checkout" not in output
     assert Chat.objects.filter(pk=scratch.pk).exists()
     assert authenticate(username="demo", password="changed-it-1") is not None
-    assert {row[0] for row in demo_chats()} == {"checkout", "payments-api", "docs", "scratch"}
+    names = {"checkout", "payments-api", "docs", "api-claude", "scratch"}
+    assert {row[0] for row in demo_chats()} == names
     checkout = Chat.objects.get(user=demo, name="checkout")
     assert checkout.entries.filter(kind=Entry.Kind.PROMPT, text="work 5").exists()
 
@@ -80,7 +84,7 @@ def test_it_starts_the_demo_account_over_with_reset():
     out = StringIO()
     call_command("seed_demo", "--reset", stdout=out)
 
-    assert "removed 4 chats" in out.getvalue()
+    assert "removed 5 chats" in out.getvalue()
     assert User.objects.get(username="demo").pk == demo.pk
     assert authenticate(username="demo", password="demo") is not None
     assert demo_chats() == EXPECTED

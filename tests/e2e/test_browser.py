@@ -257,7 +257,7 @@ def no_sideways_scroll(page) -> None:
 def test_it_logs_in_and_shows_the_chats_as_live_cards(context):
     page = context.new_page()
     page.goto("/chats/")
-    expect(page.locator(".chat-card")).to_have_count(3)
+    expect(page.locator(".chat-card")).to_have_count(4)  # the seed's
     expect(page.locator('.chat-card[data-filter^="checkout "]')).to_contain_text("feat/cart")
     page.fill("#chat-filter", "payme")
     expect(page.locator(".chat-card:visible")).to_have_count(1)

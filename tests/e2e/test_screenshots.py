@@ -61,7 +61,7 @@ def test_it_the_readme_screenshots(browser, base_url, logged_in, console_errors)
         try:
             page = context.new_page()
             page.goto("/chats/")
-            expect(page.locator(".chat-card")).to_have_count(3)  # the seed's, nothing else
+            expect(page.locator(".chat-card")).to_have_count(4)  # the seed's, nothing else
             expect(page.locator(".live-dot.on")).to_have_count(1)
             shoot(page, f"chat-list-{width}")
             page.get_by_role("link", name="checkout", exact=True).click()

@@ -124,6 +124,7 @@ def test_it_gives_every_path_its_exact_percentiles(data, sort_below, monkeypatch
         "waiting_call": path_figures(0),
         "turn_prompt": path_figures(2, 6.0, 6.9, 7.0),
         "inbox": path_figures(2, 3.0, 3.9, 4.0),
+        "tool_result": path_figures(0),  # issue 35: with an MCP tool's answer
     }
 
 

@@ -105,6 +105,7 @@ def test_it_answers_metrics_json_in_the_contracts_shape(admin_client, sender, re
         "waiting_call",
         "turn_prompt",
         "inbox",
+        "tool_result",
     }
     for window in ("day", "week"):
         answer = admin_client.get(f"/internal/admin/peers/metrics.json?window={window}")

@@ -14,7 +14,7 @@ from tests.conftest import make_chat
 from tests.peers.conftest import reachable
 from tests.peers.test_waiting import answer_when_asked
 
-AGENT_TOOLS = ["ListChats", "ReadChat", "MessageChat"]
+AGENT_TOOLS = ["ListChats", "ReadChat", "MessageChat", "ReadInbox"]
 PERSON_TOOLS = [
     "list_peer_chats",
     "connect_chats",

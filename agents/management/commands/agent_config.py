@@ -25,7 +25,7 @@ class Command(BaseCommand):
     help = (
         "Print the config that attaches a session you run yourself (Claude Code, Codex, "
         "Gemini) to CHAT, or merge it into the files the CLI reads in DIR (--write), or "
-        "take it out again (--remove). --write and printing make a new key for the chat."
+        "take it out again (--remove). --write and printing make a key for this attachment."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -51,8 +51,9 @@ class Command(BaseCommand):
         write = options["write"]
         if write:
             self.check_folder(found, agent, Path(write), base_url)
-        attached = do_attach(found)
-        self.say_attached(found, attached.switched_on)
+        folder = str(Path(write).resolve()) if write else ""
+        attached = do_attach(found, cli=agent, folder=folder)
+        self.say_attached(found, agent, attached.switched_on)
         config = attach_config(found, agent, key=attached.key, base_url=base_url)
         if write:
             edits = config_edits(found, agent, key=attached.key, base_url=base_url, folder=write)
@@ -94,10 +95,10 @@ class Command(BaseCommand):
             )
         return url
 
-    def say_attached(self, chat: Chat, switched_on: bool) -> None:
+    def say_attached(self, chat: Chat, agent: str, switched_on: bool) -> None:
         self.stderr.write(
-            f"Made a new agent key for {chat.name}: its old key no longer works, so a "
-            "config written with it stops working (run agent_config again for it)."
+            f"Made a key for this {agent} attachment of {chat.name}: its other sessions' "
+            "keys keep working (one made earlier for this CLI and folder is replaced)."
         )
         if switched_on:
             self.stderr.write(f"Turned Agent-to-agent on for {chat.name}: the session needs it.")
@@ -108,6 +109,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Environment: {config.env_line}")
         for command in config.commands:
             self.stdout.write(f"Or add the server with: {command}")
+        if config.mcp_start:
+            self.stdout.write(f"Then start it with: {config.mcp_start}")
         self.stdout.write(f"Start: {config.one_liner}")
         for note in config.notes:
             self.stdout.write(f"Note: {note}")

@@ -24,6 +24,9 @@ DEMO_CHATS = [
     ),
     ("docs", "handbook", "main", False, "background 2", "Left 2 steps of background work running."),
 ]
+# A Claude Code chat with no working folder: a session you run yourself attaches to it
+# (README's example: `bin/crosstalk agent_config api-claude --agent claude-code …`).
+ATTACHABLE = ("api-claude", "shop-api", "main")
 
 
 class Command(BaseCommand):
@@ -65,6 +68,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  added chat {chat.name} ({chat.repository}, {chat.branch}, demo agent, {switch})"
             )
+        if ATTACHABLE[0] not in taken:
+            self.create_attachable(user, *ATTACHABLE)
         if not User.objects.filter(is_staff=True).exists():
             self.stdout.write(
                 "For the admin page (/internal/admin/peers), make a staff account: "
@@ -80,6 +85,17 @@ class Command(BaseCommand):
             # A known, weak password on purpose: this is the local demo account.
             do_set_password(user, password=PASSWORD, activate=True)
         return user, created
+
+    def create_attachable(self, user, name, repository, branch) -> Chat:
+        chat, _key = do_create_chat(
+            user, name=name, repository=repository, branch=branch,
+            agent=Chat.Agent.CLAUDE_CODE, peers=True,
+        )  # fmt: skip
+        self.stdout.write(
+            f"  added chat {name} ({repository}, {branch}, Claude Code in your own terminal: "
+            f"bin/crosstalk agent_config {name} --agent claude-code --write YOUR-FOLDER)"
+        )
+        return chat
 
     def create_chat(self, user, name, repository, branch, peers, asked, answered) -> Chat:
         chat, _key = do_create_chat(

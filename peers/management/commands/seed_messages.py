@@ -47,6 +47,7 @@ PATHS = [
     (25, "turn_prompt", 2.5, 1.0),
     (12, "waiting_call", 9.0, 0.6),
     (6, "inbox", 35.0, 1.1),
+    (4, "tool_result", 20.0, 1.0),
 ]
 REFUSALS = [
     (40, "limit_pair_window"),

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from chats.api import Caller
 from chats.selectors import access_chat
 from peers import actions, waiting
+from peers.actions.notices import frame_notices
 from peers.framing import frame_all
 from peers.inputs import MessageChatInput
 from peers.mcp import text
@@ -20,8 +21,8 @@ from peers.models import PeerMessage
 from peers.serializers import (
     chats_with_how_fast,
     entry_json,
+    inbox_json,
     listing,
-    message_json,
     sent_json,
     watch_json,
     with_watch,
@@ -74,14 +75,20 @@ def read_inbox(caller: Caller, spec: ReadInboxInput) -> Later:
 
 
 async def read_and_mark_seen(chat, wait: float) -> Answer:
-    """The inbox's long-poll, then what it read marked seen (that delivers it, path inbox)."""
-    waiting_now = await waiting.poll_inbox(chat, wait=wait)
+    """The inbox's long-poll, then what it read marked seen (that delivers it, path inbox),
+    and the notices of this chat's sent messages, told (REST's inbox and seen in one)."""
+    waiting_now, notices = await waiting.poll_inbox(chat, wait=wait)
     ids = [message.pk for message in waiting_now]
     marked = await sync_to_async(actions.check_mark_seen)(chat, ids=ids) if ids else []
-    body = listing([message_json(message) for message in marked])
-    if not marked:
+    told = [notice.pk for notice in notices]
+    told = await sync_to_async(actions.take_notices)(chat, ids=told) if told else []
+    body = inbox_json(marked, told)
+    if not marked and not told:
         return Answer("No message waits for you.", body)
-    return Answer(f"{len(marked)} message(s) for you:\n\n{frame_all(marked)}", body)
+    parts = [frame_notices(told)] if told else []
+    if marked:
+        parts.append(f"{len(marked)} message(s) for you:\n\n{frame_all(marked)}")
+    return Answer("\n\n".join(parts), body)
 
 
 TOOLS = [

@@ -6,9 +6,11 @@ import mcp_types as types
 
 from chats.api import Caller
 from peers import actions
+from peers.actions.notices import frame_notices
 from peers.framing import frame_all
 
 KEY = "peer_messages"
+NOTICES = "crosstalk_notices"
 
 
 def carried_text(messages: list, left: int) -> str:
@@ -18,15 +20,22 @@ def carried_text(messages: list, left: int) -> str:
 
 
 def with_waiting(caller: Caller, result: types.CallToolResult) -> types.CallToolResult:
-    """`result`, ending with what waited for the caller's chat (one that takes part)."""
-    messages, left = actions.take_for_tool_result(caller.chat)
-    if not messages:
+    """`result`, ending with what waited for the caller's chat (one that takes part): the
+    notices of the messages it sent, then the messages sent to it."""
+    chat = caller.chat
+    notices = actions.take_notices(chat) if actions.has_notices(chat) else []
+    messages, left = actions.take_for_tool_result(chat)
+    if not messages and not notices:
         return result
-    carried = carried_text(messages, left)
-    content = [*result.content, types.TextContent(type="text", text=carried)]
     # In the JSON too, framed: a CLI may hand the model the structured content alone.
     body = dict(result.structured_content or {})
-    body[KEY] = carried
-    body["peer_message_ids"] = [message.pk for message in messages]
-    body[f"{KEY}_left"] = left
+    if notices:
+        body[NOTICES] = frame_notices(notices)
+        body[f"{NOTICES}_ids"] = [notice.pk for notice in notices]
+    if messages:
+        body[KEY] = carried_text(messages, left)
+        body["peer_message_ids"] = [message.pk for message in messages]
+        body[f"{KEY}_left"] = left
+    added = [types.TextContent(type="text", text=body[k]) for k in (NOTICES, KEY) if k in body]
+    content = [*result.content, *added]
     return result.model_copy(update={"content": content, "structured_content": body})

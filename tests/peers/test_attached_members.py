@@ -9,9 +9,9 @@ from asgiref.sync import async_to_sync
 
 from chats.models import Chat, Turn
 from crosstalk.mcp.server import TOOLBOX
-from peers.actions import check_send_message
-from peers.mcp.carried import KEY
-from peers.models import PeerMessage
+from peers.actions import check_deny_message, check_send_message
+from peers.mcp.carried import KEY, NOTICES
+from peers.models import Notice, PeerMessage
 from tests.conftest import ApiClient, make_chat
 from tests.peers.conftest import reachable
 
@@ -175,3 +175,33 @@ def test_it_a_prompt_to_a_chat_with_a_folder_still_runs(owner_api, owner):
     reachable(chat)
     body = owner_api.call("POST", f"/api/v1/chats/{chat.pk}/prompts", {"text": "hi"}).json()
     assert body["turn"]["trigger"] == "prompt" and body["queued_message"] is None
+
+
+def denied_by_the_person(attached, recipient) -> PeerMessage:
+    """attached's message to an `ask` chat, denied: its sender has one notice to hear."""
+    Chat.objects.filter(pk=recipient.pk).update(inbound="ask")
+    mcp(attached.agent_key, "ListChats")  # seen: it takes part
+    sent = check_send_message(attached, to=recipient.pk, text="may I?")
+    check_deny_message(attached.user, message_id=sent.pk)
+    return sent
+
+
+def test_it_a_tool_result_carries_the_notices_of_its_sent_messages_once(attached, recipient):
+    sent = denied_by_the_person(attached, recipient)
+    first = mcp(attached.agent_key, "ListChats")
+    told = first.structured_content[NOTICES]
+    assert f'message="{sent.pk}" state="denied"' in told
+    assert told in first.content[-1].text  # in the text the model reads, too
+    again = mcp(attached.agent_key, "ListChats")
+    assert NOTICES not in again.structured_content
+
+
+def test_it_read_inbox_tells_the_notices_and_marks_them_told(attached, recipient):
+    sent = denied_by_the_person(attached, recipient)
+    result = mcp(attached.agent_key, "ReadInbox", {"waitSeconds": 0})
+    assert not result.is_error, result.content[0].text
+    assert [n["message"] for n in result.structured_content["notices"]] == [sent.pk]
+    assert "denied" in result.content[0].text
+    assert Notice.objects.get(message_id=sent.pk).told_at is not None
+    quiet = mcp(attached.agent_key, "ReadInbox", {"waitSeconds": 0})
+    assert "notices" not in quiet.structured_content

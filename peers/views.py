@@ -91,8 +91,9 @@ def decide_message(
     except Refusal as refusal:
         refused(refusal)
         return cancel_refused(request, chat, refusal)
-    if not request.htmx:
-        return redirect("chat-page", chat_id=chat.pk)
+    if not request.htmx:  # the inbox's buttons come back to it; the card's to the chat
+        back_to_inbox = request.POST.get("back") == "inbox"
+        return redirect("inbox") if back_to_inbox else redirect("chat-page", chat_id=chat.pk)
     return trigger_client_event(HttpResponse(""), "live-message")
 
 

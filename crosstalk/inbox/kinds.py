@@ -1,7 +1,7 @@
 """The kinds of inbox item, as data: one Kind per thing that can wait for the person.
 A kind names the rows it is about (the account's, newest first), how one row reads as
 an item, and what the page offers to do with it. Adding a kind is adding an entry to
-KINDS (the awaiting-approval messages will be one)."""
+KINDS."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +22,8 @@ class Kind:
     chat: Callable[[object], Chat | None]
     text: Callable[[object], str]
     message: Callable[[object], str | None] = lambda row: None
-    # What the page offers: "open" (the chat), "send_on" (write to it), "remove" (cancel).
+    # What the page offers: "open" (the chat), "send_on" (write to it), "remove" (cancel),
+    # "decide" (approve or deny).
     actions: tuple[str, ...] = ("open",)
 
 
@@ -33,6 +34,13 @@ def messages(user) -> QuerySet:
 
 def held(user) -> QuerySet:
     return messages(user).held()
+
+
+def awaiting_approval(user) -> QuerySet:
+    """Another chat's message to a chat that asks the person first."""
+    return messages(user).filter(
+        state=PeerMessage.State.QUEUED, reason=PeerMessage.Reason.AWAITING_APPROVAL
+    )
 
 
 def to_you(user) -> QuerySet:
@@ -60,6 +68,15 @@ def failed_outside_answers(user) -> QuerySet:
 
 
 KINDS = (
+    Kind(
+        "awaiting_approval",
+        "Waits for your approval",
+        awaiting_approval,
+        chat=lambda m: m.to_chat,
+        text=lambda m: f"From {m.from_chat.name if m.from_chat_id else 'you'}: {m.text}",
+        message=lambda m: m.pk,
+        actions=("decide",),
+    ),
     Kind(
         "held",
         "Held until you write",

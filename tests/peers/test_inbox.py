@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from chats.models import Turn
+from chats.models import Chat, Turn
 from crosstalk.inbox.selectors import inbox_count
 from peers.actions import check_send_as_person, check_send_message, check_stop_chat
 from tests.conftest import ApiClient, make_chat
@@ -180,3 +180,32 @@ def test_the_inbox_list_refetches_live_with_the_counts(owner_client, everything)
     html = owner_client.get("/inbox/", HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in html and "CLI gone" in html
     assert 'id="inbox-count"' in html and 'hx-swap-oob="true"' in html
+
+
+def test_it_lists_a_message_awaiting_approval_and_approves_it_from_the_page(
+    owner_api, owner_client, chat, other_chat
+):
+    reachable(chat, other_chat)
+    Chat.objects.filter(pk=other_chat.pk).update(inbound="ask")
+    waiting = check_send_message(chat, to=other_chat.pk, text="may I?")
+    [item] = [i for i in inbox(owner_api)["items"] if i["kind"] == "awaiting_approval"]
+    assert (item["chat"], item["message"]) == (other_chat.pk, waiting.pk)
+    assert item["text"] == f"From {chat.name}: may I?"
+    page = owner_client.get("/inbox/").content.decode()
+    approve = f"/chats/{other_chat.pk}/messages/{waiting.pk}/approve/"
+    assert approve in page and f"/chats/{other_chat.pk}/messages/{waiting.pk}/deny/" in page
+    response = owner_client.post(approve, {"back": "inbox"})
+    assert response.status_code == 302 and response["Location"] == "/inbox/"
+    waiting.refresh_from_db()
+    assert waiting.reason != "awaiting_approval"
+    assert all(i["kind"] != "awaiting_approval" for i in inbox(owner_api)["items"])
+
+
+def test_another_account_cannot_deny_from_its_inbox(outsider_client, chat, other_chat):
+    reachable(chat, other_chat)
+    Chat.objects.filter(pk=other_chat.pk).update(inbound="ask")
+    waiting = check_send_message(chat, to=other_chat.pk, text="may I?")
+    deny = f"/chats/{other_chat.pk}/messages/{waiting.pk}/deny/"
+    assert outsider_client.post(deny, {"back": "inbox"}).status_code == 404
+    waiting.refresh_from_db()
+    assert waiting.reason == "awaiting_approval"

@@ -51,7 +51,7 @@ def chat_for_agent_key(secret: str) -> Chat | None:
         return chat
     attachment = (
         AgentKey.objects.select_related("chat__user")
-        .filter(digest=hashed, revoked_at__isnull=True)
+        .filter(digest=hashed, revoked_at__isnull=True, chat__deleted_at__isnull=True)
         .first()
     )
     if attachment is not None:

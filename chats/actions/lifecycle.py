@@ -23,8 +23,10 @@ def do_delete_chat(chat: Chat) -> Chat:
         chat.archived = True
         chat.peers = False
         chat.status = Chat.Status.STOPPED
-        # A digest of a secret never shown: the old key answers 401 from now on.
+        # A digest of a secret never shown: the old key answers 401 from now on, and so
+        # do its attachments' keys.
         chat.agent_key_digest = keys.digest(keys.new_secret("cak"))
+        chat.agent_keys.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         for field in ("last_asked", "last_answered", "failure", "session_id", "folder"):
             setattr(chat, field, "")
         chat.stop_session_id = ""

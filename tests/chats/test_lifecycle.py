@@ -2,7 +2,8 @@
 
 import pytest
 
-from chats.models import Chat, Entry, Turn
+from chats.actions import do_issue_attachment_key
+from chats.models import AgentKey, Chat, Entry, Turn
 from crosstalk.chat_lifecycle import check_delete_chat
 from peers.actions import check_send_message
 from peers.models import PeerMessage
@@ -72,6 +73,17 @@ def test_a_deleted_chats_key_answers_401(chat, other_chat, owner):
     check_delete_chat(owner, chat.pk)
     response = api.call("GET", "/api/v1/agent/chats")
     assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+
+
+def test_a_deleted_chats_attachment_keys_answer_401_too(chat, other_chat, owner):
+    reachable(chat, other_chat)
+    _, secret = do_issue_attachment_key(chat, cli="codex", folder="/work/api")
+    api = ApiClient(secret)
+    assert api.call("GET", "/api/v1/agent/chats").status_code == 200
+    check_delete_chat(owner, chat.pk)
+    response = api.call("GET", "/api/v1/agent/chats")
+    assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+    assert not AgentKey.objects.filter(chat_id=chat.pk, revoked_at__isnull=True).exists()
 
 
 def test_delete_stops_a_running_turn_first(owner, chat):

@@ -188,6 +188,7 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     migrate(env)
     # alice's hosted chats run here, with the operator's model logins (the fake's keys).
     token = servers.make_people(env, ["alice"], PASSWORD, runners=True, lend=True)["alice"]
+    accept_messages(tmp / "site.sqlite3", "alice")
     # The last --port wins: the one CROSSTALK_URL names.
     server, _ = start_server(env, "--port", str(port))
     work = tmp / "folders" / "alice"
@@ -197,3 +198,15 @@ def serve(tmp: Path, fake, clis: dict, **extra):
     finally:
         stop_server(server)
         shutil.rmtree(agents, ignore_errors=True)
+
+
+def accept_messages(db: Path, username: str) -> None:
+    """These suites test delivery, so the person's chats take other chats' messages as they
+    come, bypassing permission modes included (asking first has its own tests:
+    tests/peers/test_inbound_approval.py, tests/agentcli/test_attach_approval_notices.py)."""
+    with sqlite3.connect(db, timeout=20) as connection:
+        connection.execute(
+            "UPDATE accounts_user SET inbound_for_new_chats = 'accept',"
+            " ask_when_more_permissive = 0 WHERE username = ?",
+            [username],
+        )

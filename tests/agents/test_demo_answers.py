@@ -39,7 +39,7 @@ def conversation(owner, chat) -> str:
 def peers_tab(owner, chat) -> str:
     client = Client()
     client.force_login(owner)
-    return client.get(f"/chats/{chat.pk}/peers/").content.decode()
+    return client.get(f"/chats/{chat.pk}/peers/", HTTP_HX_REQUEST="true").content.decode()
 
 
 @sync_to_async

@@ -170,6 +170,7 @@ def rest_body(body: dict) -> dict:
     """The REST twin's body: without the messages an agent tool's answer carries
     (peers.mcp.carried, docs/mcp.md), which REST does not."""
     extra = {"peer_messages", "peer_message_ids", "peer_messages_left"}
+    extra |= {"crosstalk_notices", "crosstalk_notices_ids"}
     return {key: value for key, value in body.items() if key not in extra}
 
 

@@ -1,5 +1,5 @@
 """The README's screenshots, from a fresh demo (only the chats `seed_demo` makes), at
-1440 and 390 px and in dark mode, including the Messages page. Each page is checked as
+1440 and 390 px and in dark mode, including the Messages page, the inbox, search and the origin form. Each page is checked as
 it is shot: it fits its width and its text reads (contrast ≥ 4.5:1).
 
 `UPDATE_SCREENSHOTS=1` writes them into docs/screenshots/; otherwise a temp folder."""
@@ -49,6 +49,20 @@ def shoot(page, name: str, *, full: bool = False) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
 
 
+def shoot_the_control_room(page, width: str) -> None:
+    """The inbox (the held message waits there), search with its words marked, and the
+    origin form showing only the chosen kind's fields."""
+    page.goto("/inbox/")
+    expect(page.locator(".inbox-item.kind-held").first).to_be_visible()
+    shoot(page, f"inbox-{width}")
+    page.goto("/search/?q=ports")
+    expect(page.locator(".search-hit mark").first).to_be_visible()
+    shoot(page, f"search-{width}")
+    page.goto("/settings/origins/")
+    expect(page.locator(".origin-form")).to_be_visible()
+    shoot(page, f"origins-{width}", full=True)
+
+
 def test_it_the_readme_screenshots(browser, base_url, logged_in, console_errors):
     SHOTS.mkdir(parents=True, exist_ok=True)
     setup = new_context(browser, base_url, logged_in, console_errors)
@@ -76,6 +90,7 @@ def test_it_the_readme_screenshots(browser, base_url, logged_in, console_errors)
             expect(page.locator(".messages-count")).to_contain_text("best match first")
             page.goto("/activity/")
             shoot(page, f"activity-{width}")
+            shoot_the_control_room(page, width)
         finally:
             context.close()
     dark = new_context(browser, base_url, logged_in, console_errors, scheme="dark")

@@ -1,6 +1,7 @@
 """The README's screenshots, from a fresh demo (only the chats `seed_demo` makes), at
-1440 and 390 px and in dark mode, including the Messages page, the inbox, search and the origin form. Each page is checked as
-it is shot: it fits its width and its text reads (contrast ≥ 4.5:1).
+1440 and 390 px and in dark mode, including the Messages page, the inbox, search and
+the origin form. Each page is checked as it is shot: it fits its width and its text
+reads (contrast ≥ 4.5:1).
 
 `UPDATE_SCREENSHOTS=1` writes them into docs/screenshots/; otherwise a temp folder."""
 

@@ -75,14 +75,16 @@ def test_it_keeps_the_focus_after_stop_and_the_switch(context):
     page.wait_for_function(FOCUSED_OUTSIDE_BODY)
     assert page.evaluate("!!document.activeElement.closest('#chat-header')")
     page.click("#chat-header summary")
-    switch = page.locator("#chat-header .menu-body").get_by_role("switch", name="Agent-to-agent messaging")
+    switch = page.locator("#chat-header .menu-body").get_by_role(
+        "switch", name="Agent-to-agent messaging"
+    )
     before = switch.get_attribute("aria-checked")
     switch.focus()
     page.keyboard.press("Enter")
     expect(switch).not_to_have_attribute("aria-checked", before)
     page.wait_for_function(FOCUSED_OUTSIDE_BODY)
     assert page.evaluate("!!document.activeElement.closest('#chat-header')")
-    page.locator("#chat-header .menu-body").get_by_role("switch", name="Agent-to-agent messaging").click()  # back as it was
+    switch.click()  # back as it was
     expect(switch).to_have_attribute("aria-checked", before)
 
 

@@ -209,3 +209,10 @@ def test_another_account_cannot_deny_from_its_inbox(outsider_client, chat, other
     assert outsider_client.post(deny, {"back": "inbox"}).status_code == 404
     waiting.refresh_from_db()
     assert waiting.reason == "awaiting_approval"
+
+
+def test_the_page_renders_an_items_markdown_and_escapes_its_html(owner_client, chat):
+    to_person(chat, "**Reserve** order `42` <script>alert(1)</script>")
+    page = owner_client.get("/inbox/").content.decode()
+    assert "<strong>Reserve</strong>" in page and "<code>42</code>" in page
+    assert "<script>alert(1)" not in page

@@ -78,6 +78,12 @@ def can_be_woken(agent: str, folder: str) -> bool:
     return bool(folder) or takes(agent).runs_without_folder
 
 
+def for_its_session(chat) -> bool:
+    """A chat whose agent runs in the person's own terminal: nothing here can start it,
+    so a prompt to it is queued for that session (peers.actions.prompts)."""
+    return not can_be_woken(chat.agent, chat.folder)
+
+
 def takes_attached_session(kind: str) -> bool:
     """A kind whose chat without a folder is a session the person runs and attaches."""
     return not takes(kind).runs_without_folder

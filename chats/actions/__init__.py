@@ -49,6 +49,7 @@ from chats.actions.leases import (
 )
 from chats.actions.lifecycle import do_delete_chat
 from chats.actions.turns import (
+    check_has_text,
     check_prompt,
     claim_next_turn,
     do_mark_background_done,
@@ -72,6 +73,7 @@ __all__ = [
     "attached_turn",
     "check_chat_template",
     "check_create_chat",
+    "check_has_text",
     "check_prompt",
     "check_update_chat",
     "claim_next_turn",

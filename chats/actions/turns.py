@@ -17,9 +17,13 @@ from kernel.refusals import Refusal
 Status = Chat.Status
 
 
-def check_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
+def check_has_text(text: str) -> None:
     if not text.strip():
         raise Refusal("empty_message", "Write something for the agent first.")
+
+
+def check_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> Turn:
+    check_has_text(text)
     runners.check_may_run(chat.user, agent=chat.agent, folder=chat.folder)
     return do_prompt(chat, text=text, send_queued=send_queued)
 

@@ -59,7 +59,4 @@ def can_attach(chat) -> bool:
     return agent_kinds.takes_attached_session(chat.agent)
 
 
-@register.filter
-def for_its_session(chat) -> bool:
-    """A prompt to it is queued for the session the person runs (peers.actions.prompts)."""
-    return not agent_kinds.can_be_woken(chat.agent, chat.folder)
+register.filter("for_its_session", agent_kinds.for_its_session)

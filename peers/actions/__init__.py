@@ -52,7 +52,7 @@ from peers.actions.list_read import (
 )
 from peers.actions.locking import lock_account
 from peers.actions.notices import has_notices, notices_for_turn, take_notices, tell_sender
-from peers.actions.prompts import check_prompt_or_queue, for_its_session
+from peers.actions.prompts import check_prompt_or_queue
 from peers.actions.record import (
     input_refusals_recorded,
     publish_message,
@@ -90,7 +90,6 @@ __all__ = [
     "do_set_peers",
     "end_wait",
     "fail_delivery",
-    "for_its_session",
     "give_back_failed",
     "give_back_stopped",
     "has_notices",

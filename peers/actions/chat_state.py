@@ -3,6 +3,7 @@ the chat's messages until the person writes, as a failed turn does in agents.tur
 and a delete (what waited for the chat is not delivered)."""
 
 from django.db import transaction
+from django.utils import timezone
 
 from chats import actions as chat_actions
 from chats.inputs import ChatUpdate
@@ -10,7 +11,10 @@ from chats.models import Chat, Turn
 from peers.actions.deliver import hold_for_person
 from peers.actions.give_back import give_back_stopped, not_delivered, tell_senders
 from peers.actions.idle_notices import notify_watchers
+from peers.actions.locking import lock_messages
+from peers.actions.notices import NOT_DELIVERED
 from peers.actions.record import record
+from peers.actions.watch import do_end_watches_of
 from peers.models import Activity, PeerMessage
 
 Reason = PeerMessage.Reason
@@ -43,24 +47,33 @@ def check_stop_chat(chat: Chat) -> Chat:
     """The person stops the chat: its turn ends and its messages are held for them,
     those the turn had taken and not answered too (give_back)."""
     with transaction.atomic():
-        locked = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
-        running = list(locked.turns.filter(state=Turn.State.RUNNING))
-        chat = chat_actions.do_stop_chat(locked)
-        for turn in running:
-            give_back_stopped(turn)
+        chat, running = stop_turns(chat)
         hold_for_person(chat)
-    if running:  # a turn ended: its notifyWhenIdle subscribers hear it
+    if running:  # a turn ended: its notifyWhenIdle subscribers hear it (after commit)
         notify_watchers(chat)
     return chat
 
 
+def stop_turns(chat: Chat) -> tuple[Chat, list[Turn]]:
+    """The chat, stopped under its row lock, and the turns that were running."""
+    locked = Chat.objects.select_for_update(no_key=True).get(pk=chat.pk)
+    running = list(locked.turns.filter(state=Turn.State.RUNNING))
+    chat = chat_actions.do_stop_chat(locked)
+    for turn in running:
+        give_back_stopped(turn)
+    return chat, running
+
+
 def check_delete_chat(chat: Chat) -> Chat:
     """The person deletes the chat: its turn stops first (the runner ends the process
-    when its turn is gone), what waited for it is not delivered, and its row stays only
-    as the "deleted chat" the other chats' history names (chats.actions.do_delete_chat)."""
+    when its turn is gone), what waited for it is not delivered (its senders hear), its
+    subscriptions end, and its row stays only as the "deleted chat" the other chats'
+    history names (chats.actions.do_delete_chat)."""
     with transaction.atomic():
-        chat = check_stop_chat(chat)
-        waiting = list(PeerMessage.objects.waiting().filter(to_chat=chat))
+        chat, _ = stop_turns(chat)
+        waiting = PeerMessage.objects.waiting().filter(to_chat=chat)
+        waiting = lock_messages(waiting.select_related("from_chat", "to_chat"))
         not_delivered(waiting, note=f"{chat.name} was deleted.", reason=Reason.REMOVED)
-        tell_senders(chat, waiting, why="it was deleted")
+        tell_senders(chat, waiting, why="it was deleted", state=NOT_DELIVERED)
+        do_end_watches_of(chat, now=timezone.now())
         return chat_actions.do_delete_chat(chat)

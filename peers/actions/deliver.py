@@ -185,10 +185,11 @@ def fail_delivery(turn: Turn, note: str, *, reason: str = Reason.AGENT_UNAVAILAB
             message.note = note[:300]
             publish_message(message)
             tell_sender_not_sent(message, note)
-            tell_sender(message, NOT_DELIVERED, why=note)
 
 
 def tell_sender_not_sent(message: PeerMessage, note: str) -> None:
+    """Its sending agent hears, as a Notice and in its conversation."""
+    tell_sender(message, NOT_DELIVERED, why=note)
     if message.from_chat is None:
         return  # the person sees the state on the Peers tab
     chat_actions.do_add_entry(

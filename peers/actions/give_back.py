@@ -64,9 +64,7 @@ def give_back_taken(turn: Turn, *, why: str, reason: str) -> list[PeerMessage]:
             note = CANNOT_TAKE.format(why=why, chat=chat.name)
             not_delivered(messages, note=note, reason=reason)
             state = NOT_DELIVERED
-        tell_senders(chat, messages, why=why)
-        for message in messages:
-            tell_sender(message, state, why=note)
+        tell_senders(chat, messages, why=why, state=state, note=note)
     return messages
 
 
@@ -92,12 +90,17 @@ def settle(messages: list[PeerMessage], **fields) -> None:
         publish_message(message)
 
 
-def tell_senders(chat: Chat, messages: list[PeerMessage], *, why: str) -> None:
-    """One notice per sending chat for its whole batch (the person reads the cards)."""
+def tell_senders(
+    chat: Chat, messages: list[PeerMessage], *, why: str, state: str, note: str = ""
+) -> None:
+    """Each sending agent hears: one conversation notice per sending chat for its whole
+    batch, and each message's own Notice (`state`, why: `note` or `why`). The person
+    reads the cards."""
     by_sender: dict[str, list[PeerMessage]] = {}
     for message in messages:
         if message.from_chat_id is not None:
             by_sender.setdefault(message.from_chat_id, []).append(message)
+        tell_sender(message, state, why=note or why)
     for batch in by_sender.values():
         newest = max(batch, key=lambda m: (m.created_at, m.pk))
         chat_actions.do_add_entry(

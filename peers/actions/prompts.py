@@ -9,7 +9,7 @@ from accounts.keys import new_id
 from chats import actions as chat_actions
 from chats import agent_kinds
 from chats.models import Chat, Entry, Turn
-from kernel.refusals import Refusal, no_chat
+from kernel.refusals import no_chat
 from peers import delivery_table
 from peers.actions.deliver import requeue
 from peers.actions.locking import lock_chats
@@ -26,38 +26,33 @@ QUEUED_NOTICE = (
 )
 
 
-def for_its_session(chat: Chat) -> bool:
-    """A chat whose agent runs in the person's own terminal: nothing here can start it."""
-    return not agent_kinds.can_be_woken(chat.agent, chat.folder)
-
-
 def check_prompt_or_queue(
     chat: Chat, *, text: str, send_queued: bool = True
 ) -> tuple[Turn | None, PeerMessage | None]:
     """The turn requested, or (an attached session's chat) the message queued for it."""
-    if not for_its_session(chat):
+    if not agent_kinds.for_its_session(chat):
         return chat_actions.check_prompt(chat, text=text, send_queued=send_queued), None
-    return None, check_queue_prompt(chat, text=text)
+    return None, check_queue_prompt(chat, text=text, send_queued=send_queued)
 
 
-def check_queue_prompt(chat: Chat, *, text: str) -> PeerMessage:
-    if not text.strip():
-        raise Refusal("empty_message", "Write something for the agent first.")
+def check_queue_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> PeerMessage:
+    chat_actions.check_has_text(text)
     check_text(text, current_limits())
     with transaction.atomic():
         chat = lock_chats(chat.user, [chat.pk]).get(chat.pk)
         if chat is None:
             raise no_chat()
-        return do_queue_prompt(chat, text=text)
+        return do_queue_prompt(chat, text=text, send_queued=send_queued)
 
 
-def do_queue_prompt(chat: Chat, *, text: str) -> PeerMessage:
+def do_queue_prompt(chat: Chat, *, text: str, send_queued: bool = True) -> PeerMessage:
     """From the person, to the chat: taken between its steps while its session runs, else
     with the session's next prompt or tool result. The caller holds the chat's lock."""
     running = chat.status == Status.RUNNING
     route = delivery_table.NEXT_STEP if running else delivery_table.FOR_ITS_SESSION
     if chat.status in (Status.STOPPED, Status.FAILED):  # the person wrote: it may go on
         chat_actions.do_update_chat(chat, status=Status.IDLE, failure="")
+    if send_queued:  # "Send held messages on with this prompt", as for a hosted chat
         held = waiting_for_delivery(chat, include_held=True).filter(reason=Reason.HELD)
         requeue(held, delivery_table.FOR_ITS_SESSION)
     out = Outgoing(chat.user, None, PeerMessage.SentBy.PERSON)

@@ -5,6 +5,8 @@ Kept apart from the notices so a send can subscribe in its own transaction
 
 from datetime import datetime, timedelta
 
+from django.db.models import Q
+
 from chats.models import Chat
 from peers.models import IdleWatch, Limits
 
@@ -29,6 +31,15 @@ def do_watch(
         message=message,
         created_at=now,
         expires_at=expires_at,
+    )
+
+
+def do_end_watches_of(chat: Chat, *, now: datetime) -> int:
+    """A deleted chat: its subscriptions, both ways, end with no notice (nothing of it is
+    left to hear or to be heard of)."""
+    mine = Q(to_chat=chat) | Q(from_chat=chat)
+    return IdleWatch.objects.filter(mine, ended_at__isnull=True).update(
+        ended_at=now, outcome=IdleWatch.Outcome.UNREACHABLE
     )
 
 

@@ -5,8 +5,8 @@ import pytest
 from chats.actions import do_issue_attachment_key
 from chats.models import AgentKey, Chat, Entry, Turn
 from crosstalk.chat_lifecycle import check_delete_chat
-from peers.actions import check_send_message
-from peers.models import PeerMessage
+from peers.actions import check_send_message, check_stop_chat
+from peers.models import IdleWatch, Notice, PeerMessage
 from tests.conftest import ApiClient, make_chat
 from tests.peers.conftest import reachable, running
 from tests.peers.test_mcp_tools import answered, mcp, refusal_of
@@ -102,6 +102,20 @@ def test_messages_waiting_for_a_deleted_chat_are_not_delivered(owner, chat, othe
     assert sent.state == "not_delivered" and "deleted" in sent.note
     notice = Entry.objects.filter(chat=chat, kind=Entry.Kind.NOTICE).last()
     assert "was deleted" in notice.text
+
+
+def test_a_deleted_chats_senders_hear_not_delivered_and_its_watches_end(owner, chat, other_chat):
+    reachable(chat, other_chat)
+    check_stop_chat(other_chat)  # its message is held first: the delete must say more
+    sent = check_send_message(chat, to=other_chat.pk, text="are you there", notify_when_idle=True)
+    check_delete_chat(owner, other_chat.pk)
+    states = list(
+        Notice.objects.filter(message=sent, told_at__isnull=True).values_list("state", flat=True)
+    )
+    assert states[-1] == "not_delivered"
+    watch = IdleWatch.objects.get(from_chat=chat, to_chat=other_chat)
+    assert (watch.outcome, watch.ended_at is not None) == ("unreachable", True)
+    assert not PeerMessage.objects.filter(sent_by="notice", to_chat=chat).exists()
 
 
 def test_its_name_is_free_again_after_delete(owner, owner_api, chat):

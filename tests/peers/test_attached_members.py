@@ -141,6 +141,19 @@ def test_it_a_prompt_to_an_attached_chat_is_queued_for_its_session(owner_api, at
     assert Chat.objects.get(pk=attached.pk).status != "failed"
 
 
+def test_it_a_queued_prompt_sends_held_messages_on_only_when_asked(owner_api, sender, attached):
+    reachable(sender, attached)
+    Chat.objects.filter(pk=attached.pk).update(status="stopped")
+    held = check_send_message(sender, to=attached.pk, text="held for you")
+    assert PeerMessage.objects.get(pk=held.pk).reason == "held_until_you_write"
+    prompts = f"/api/v1/chats/{attached.pk}/prompts"
+    kept = owner_api.call("POST", prompts, {"text": "not yet", "send_queued": False})
+    assert kept.status_code == 202, kept.content
+    assert PeerMessage.objects.get(pk=held.pk).reason == "held_until_you_write"
+    owner_api.call("POST", prompts, {"text": "now", "send_queued": True})
+    assert PeerMessage.objects.get(pk=held.pk).reason == "for_its_session"
+
+
 def test_it_the_composer_queues_it_too_and_says_so(owner_client, attached):
     page = owner_client.get(f"/chats/{attached.pk}/")
     assert "Queued for your attached session" in page.content.decode()

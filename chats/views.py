@@ -179,7 +179,7 @@ def chat_mentions(request: HttpRequest) -> JsonResponse:
     """The composer's @ picker: the account's chats whose name holds `q`, most recently
     changed first (another account's chats are never among them)."""
     query = request.GET.get("q", "")[:MENTION_QUERY].strip()
-    chats = account_chats(request.user).order_by("-updated_at", Lower("name"))
+    chats = listed_chats(request.user).order_by("-updated_at", Lower("name"))
     if query:  # a NUL never gets here: every request holding one is a 400
         chats = chats.filter(name__icontains=query)
     items = [mention_json(chat) for chat in chats[:MENTIONS]]

@@ -4,23 +4,13 @@ settings appear with their secret values masked, the secret not at all."""
 
 from django.contrib import admin, messages
 
+from chats.admin import ReadOnlyAdmin
 from kernel.refusals import Refusal
 from origins import actions
 from origins.inputs import SECRET_SETTINGS
 from origins.models import Origin, OriginDelivery, OriginReply
 
 MASK = "•••••• (set)"
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 def masked(settings: dict) -> dict:
@@ -45,17 +35,29 @@ class OriginAdmin(ReadOnlyAdmin):
     def has_secret(self, origin: Origin) -> str:
         return MASK if origin.secret else "—"
 
-    @admin.action(description="Enable the selected origins")
+    # The changes go through origins.actions, not the change form (read-only here), so
+    # each action asks for the model permission it stands for: view alone acts on nothing.
+    def has_manage_permission(self, request) -> bool:
+        return request.user.has_perm("origins.change_origin")
+
+    def has_remove_permission(self, request) -> bool:
+        return request.user.has_perm("origins.delete_origin")
+
+    @admin.action(description="Enable the selected origins", permissions=["manage"])
     def enable(self, request, queryset) -> None:
         for origin in queryset:
             actions.do_set_enabled(origin, enabled=True)
 
-    @admin.action(description="Disable the selected origins (their URLs answer 404)")
+    @admin.action(
+        description="Disable the selected origins (their URLs answer 404)", permissions=["manage"]
+    )
     def disable(self, request, queryset) -> None:
         for origin in queryset:
             actions.do_set_enabled(origin, enabled=False)
 
-    @admin.action(description="Delete the selected origins (their chats stay)")
+    @admin.action(
+        description="Delete the selected origins (their chats stay)", permissions=["remove"]
+    )
     def delete_origins(self, request, queryset) -> None:
         for origin in queryset:
             actions.do_delete_origin(origin)
@@ -76,7 +78,10 @@ class OriginReplyAdmin(ReadOnlyAdmin):
     list_select_related = ["thread"]
     actions = ["resend"]
 
-    @admin.action(description="Resend the selected failed answers")
+    def has_resend_permission(self, request) -> bool:
+        return request.user.has_perm("origins.change_originreply")
+
+    @admin.action(description="Resend the selected failed answers", permissions=["resend"])
     def resend(self, request, queryset) -> None:
         for reply in queryset.select_related("thread__origin"):
             try:

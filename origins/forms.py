@@ -167,7 +167,12 @@ class OriginForm(forms.Form):
 
     def kept_data(self) -> dict:
         """What a redirect may carry to the form shown again: never a secret."""
-        return {k: v for k, v in self.data.items() if k not in SECRET_FIELDS}
+        kept = {}
+        for name, field in self.fields.items():
+            if name in self.data and name not in SECRET_FIELDS:
+                most = getattr(field, "max_length", None) or 100
+                kept[name] = str(self.data.get(name, ""))[:most]
+        return kept
 
     def kept_errors(self) -> dict:
         return {field: list(errors) for field, errors in self.errors.items()}

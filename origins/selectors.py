@@ -1,6 +1,9 @@
 """Permissioned reads of origins. Every lookup that misses raises no_origin(): an unknown,
 disabled or another account's origin reads exactly like one that never existed."""
 
+import shlex
+from pathlib import Path
+
 from django.conf import settings
 from django.db.models import Q
 
@@ -90,8 +93,10 @@ def where(origin: Origin) -> str:
     if origin.kind == Origin.Kind.A2A:
         return public_url(f"/a2a/{origin.public_id}/")
     if origin.kind == Origin.Kind.AUTOMATION:
-        user = origin.user.username
-        return f'python manage.py start_chat --origin {origin.public_id} --user {user} --text "…"'
+        # bin/crosstalk needs no activated venv; --user= keeps a name starting with "-" whole.
+        run = Path(settings.BASE_DIR) / "bin" / "crosstalk"
+        user = shlex.quote(origin.user.username)
+        return f'{run} start_chat --origin {origin.public_id} --user={user} --text "…"'
     return public_url(f"/hooks/in/{origin.public_id}")
 
 

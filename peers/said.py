@@ -29,6 +29,7 @@ WORD = re.compile(r"\w+", re.UNICODE)
 MAX_WORDS = 12
 MAX_QUERY = 500
 CAP = 100  # matches counted at most: "100+" beyond
+MOST_READ = 2000  # ids one search reads at most, however deep its page
 EXCERPT = 300  # characters of a long text shown around the words found
 KINDS = {
     "prompt": [Entry.Kind.PROMPT],
@@ -123,7 +124,8 @@ def search_said(user, spec, *, limit: int, offset: int) -> Results:
     chat = access_chat(user, spec.chat) if spec.chat is not None else None
     read = pg_ids if connection.vendor == "postgresql" else lite_ids
     limit = min(limit, 100)
-    ids, terms = read(user, chat, spec, words, max(offset + limit, CAP + 1))
+    # A deep offset reads at most MOST_READ ids (pages past it are empty), not all of them.
+    ids, terms = read(user, chat, spec, words, min(max(offset + limit, CAP + 1), MOST_READ))
     page = ids[offset : offset + limit]
     return Results(marked_rows(page, terms), min(len(ids), CAP), len(ids) > CAP)
 

@@ -72,9 +72,11 @@ def do_mark_seen(chat: Chat) -> None:
     attachment = getattr(chat, "attachment", None)  # the attachment key it called with
     if attachment is not None and stamp_seen(AgentKey, attachment, now):
         attachment.last_seen_at = now
+    was = chat.last_seen_at
     if stamp_seen(Chat, chat, now):
         chat.last_seen_at = now
-        events.publish(chat.user_id, "chat", chat=chat.pk)
+        if was is None or now - was > 2 * SEEN_EVERY:  # its session came (back): pages hear
+            events.publish(chat.user_id, "chat", chat=chat.pk)
 
 
 def stamp_seen(model, row, now) -> bool:

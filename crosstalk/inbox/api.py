@@ -5,9 +5,9 @@ from ninja import Router
 from chats.api import PersonToken
 from chats.outputs import Page, problems
 from crosstalk.inbox import actions
-from crosstalk.inbox.inputs import InboxItemOut, InboxQuery, MarkDone, MarkedDone
+from crosstalk.inbox.inputs import InboxItemOut, InboxOffset, InboxQuery, MarkDone, MarkedDone
 from crosstalk.inbox.selectors import inbox_count, inbox_items
-from kernel.inputs import Limit, Offset
+from kernel.inputs import Limit
 
 router = Router(auth=PersonToken(), tags=["inbox"])
 
@@ -26,7 +26,7 @@ def mark_done(user, spec: MarkDone) -> dict:
 
 
 @router.get("/inbox", response={200: Page[InboxItemOut], **problems(400, 401)})
-def read_inbox(request, limit: Limit = 50, offset: Offset = 0, done: bool = False):
+def read_inbox(request, limit: Limit = 50, offset: InboxOffset = 0, done: bool = False):
     """What waits for you across chats, newest first; with `done=1` the done ones too."""
     return inbox_page(request.auth.user, InboxQuery(limit=limit, offset=offset, done=done))
 

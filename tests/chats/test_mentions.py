@@ -62,3 +62,13 @@ def test_it_lists_at_most_twenty(owner_client, owner):
 
 def test_it_takes_no_post(owner_client):
     assert owner_client.post(URL).status_code == 405
+
+
+def test_it_leaves_out_archived_chats(owner, owner_client):
+    from chats.models import Chat
+    from tests.conftest import make_chat
+
+    make_chat(owner, "shelved")
+    Chat.objects.filter(name="shelved").update(archived=True)
+    found = owner_client.get("/chats/mentions/?q=shel").json()
+    assert found["items"] == []

@@ -54,3 +54,17 @@ def test_it_resends_a_failed_answer(admin_client, owner):
     admin_client.post(url, {"action": "resend", "_selected_action": [reply.pk]})
     reply.refresh_from_db()
     assert (reply.state, reply.resends) == ("pending", 1)
+
+
+def test_a_staff_member_who_may_only_view_origins_changes_none(client, github):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    viewer = get_user_model().objects.create_user("viewer", password="x", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_origin"))
+    client.force_login(viewer)
+    url = "/django-admin/origins/origin/"
+    assert client.get(url).status_code == 200
+    for action in ("disable", "delete_origins"):
+        client.post(url, {"action": action, "_selected_action": [github.pk]})
+    assert Origin.objects.get(pk=github.pk).enabled is True

@@ -216,3 +216,10 @@ def test_the_page_renders_an_items_markdown_and_escapes_its_html(owner_client, c
     page = owner_client.get("/inbox/").content.decode()
     assert "<strong>Reserve</strong>" in page and "<code>42</code>" in page
     assert "<script>alert(1)" not in page
+
+
+def test_it_refuses_a_page_deeper_than_it_reads(owner_api, owner):
+    deep = owner_api.call("GET", "/api/v1/inbox?offset=2147483000")
+    assert deep.status_code == 400 and deep.json()["code"] == "invalid_input"
+    refused = mcp(secret_of(owner_api), "read_inbox", {"offset": 2147483000})
+    assert refusal_of(refused)["code"] == "invalid_input"

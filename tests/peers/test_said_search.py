@@ -174,3 +174,8 @@ def test_it_the_search_page_pages_to_the_cap(client, owner, sender):
     assert "100+ found" in first and "page=2" in first
     last = client.get("/search/?q=deploy&page=99").content.decode()
     assert "Page 6" in last and "Older →" not in last and "number 10</p>" in last
+
+
+def test_a_page_past_what_one_search_reads_is_empty_not_a_full_scan(owner_api):
+    deep = owner_api.call("GET", "/api/v1/search?q=port&offset=2147483000")
+    assert deep.status_code == 200 and deep.json()["items"] == []

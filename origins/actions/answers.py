@@ -125,8 +125,8 @@ def do_reply_sent(reply: OriginReply, now) -> None:
         reply.state, reply.sent_at = OriginReply.State.SENT, now
         reply.attempts += 1
         reply.last_error = ""
-        reply.save(update_fields=["state", "sent_at", "attempts", "last_error"])
-        note_answer(reply, "answer sent", now)
+        if saved(reply, ["state", "sent_at", "attempts", "last_error"]):
+            note_answer(reply, "answer sent", now)
 
 
 def do_reply_failed(reply: OriginReply, error: str, now) -> None:
@@ -134,15 +134,23 @@ def do_reply_failed(reply: OriginReply, error: str, now) -> None:
         reply.attempts += 1
         reply.last_error = error
         # A resend (origins.actions.resend) starts a fresh round of tries.
-        tries = reply.attempts - reply.resends * settings.ORIGIN_REPLY_ATTEMPTS
+        tries = max(1, reply.attempts - reply.resends * settings.ORIGIN_REPLY_ATTEMPTS)
         if tries >= settings.ORIGIN_REPLY_ATTEMPTS:
             reply.state = OriginReply.State.FAILED
-            note_answer(reply, f"answer failed after {reply.attempts} tries: {error}", now)
+            what = f"answer failed after {reply.attempts} tries: {error}"
         else:
             delay = min(FIRST_DELAY_SECONDS * 2 ** (tries - 1), MOST_DELAY_SECONDS)
             reply.next_attempt_at = now + timedelta(seconds=delay)
-            note_answer(reply, f"answer try {reply.attempts} failed: {error}", now)
-        reply.save(update_fields=["attempts", "last_error", "state", "next_attempt_at"])
+            what = f"answer try {reply.attempts} failed: {error}"
+        if saved(reply, ["attempts", "last_error", "state", "next_attempt_at"]):
+            note_answer(reply, what, now)
+
+
+def saved(reply: OriginReply, fields: list[str]) -> bool:
+    """Written, unless its row is gone (its chat was deleted while it was being sent):
+    then there is nothing left to record, and the rest of the batch goes on."""
+    values = {name: getattr(reply, name) for name in fields}
+    return bool(OriginReply.objects.filter(pk=reply.pk).update(**values))
 
 
 def note_answer(reply: OriginReply, what: str, now) -> None:

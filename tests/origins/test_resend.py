@@ -138,3 +138,12 @@ def test_it_two_resends_at_the_same_moment_queue_it_once(failed):
         thread.join()
     assert states == ["pending", "pending"]
     assert OriginReply.objects.get().resends == 1
+
+
+def test_an_answer_whose_chat_was_deleted_mid_send_is_skipped_not_a_crash(failed):
+    from origins.actions.answers import do_reply_sent
+
+    OriginReply.objects.filter(pk=failed.pk).delete()  # its thread went with its chat
+    do_reply_sent(failed, timezone.now())
+    do_reply_failed(failed, "ConnectError: gone", timezone.now())
+    assert not OriginReply.objects.filter(pk=failed.pk).exists()

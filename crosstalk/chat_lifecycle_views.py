@@ -22,7 +22,7 @@ MOST_SELECTED = 200
 
 
 class RenameForm(forms.Form):
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=80)  # as ChatUpdate.name; its words below
 
 
 class SelectedForm(forms.Form):

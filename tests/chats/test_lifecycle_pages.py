@@ -86,3 +86,10 @@ def test_the_django_admin_renames_archives_and_deletes(admin_client, chat, other
     gone = Chat.objects.get(pk=chat.pk)
     assert gone.deleted_at is not None and gone.name == "a deleted chat"
     assert Chat.objects.get(pk=other_chat.pk).deleted_at is None
+
+
+def test_a_name_too_long_is_refused_in_the_words_it_breaks(owner_client, chat):
+    response = owner_client.post(f"/chats/{chat.pk}/rename/", {"name": "n" * 81}, follow=True)
+    assert "at most 80 characters" in response.content.decode()
+    chat.refresh_from_db()
+    assert chat.name == "checkout"
